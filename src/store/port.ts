@@ -1,0 +1,175 @@
+// The snapshot store's surface: snapshots, versioned writes in one transaction per batch,
+// per-workspace activity cursors, and reads of the state as of any snapshot.
+// All SQL lives behind this interface (src/store/*).
+
+import type {
+  Activity,
+  Amendment,
+  Automation,
+  BoardRecord,
+  Cell,
+  Collection,
+  Column,
+  ColumnScope,
+  Member,
+  Module,
+  ModuleAccess,
+  Workspace,
+} from '../domain/entities.js';
+
+export type SnapshotKind = 'full' | 'incremental';
+export type SnapshotStatus = 'running' | 'complete' | 'failed';
+
+export interface SnapshotInfo {
+  id: number;
+  kind: SnapshotKind;
+  status: SnapshotStatus;
+  startedAt: string;
+  finishedAt: string | null;
+  /** Versions written by this snapshot per entity kind (new or changed), and gone marks. */
+  counts: Record<string, number>;
+  /** Free-form pass summary (requests, duration, failures...). */
+  summary: Record<string, unknown>;
+}
+
+export interface Upserts {
+  workspaces?: Workspace[];
+  members?: Member[];
+  modules?: Module[];
+  collections?: Collection[];
+  columns?: Column[];
+  /** Records and sub-records. */
+  records?: BoardRecord[];
+  cells?: Cell[];
+  amendments?: Amendment[];
+  automations?: Automation[];
+  /** Activity rows are stored once each by id and never marked gone (retention must not erase history). */
+  activity?: Activity[];
+  moduleAccess?: ModuleAccess[];
+}
+
+/**
+ * A listing that succeeded: every entity current in the scope and absent from `ids` is marked gone
+ * by this snapshot. Applied after the batch's upserts.
+ */
+export type Listing =
+  | { kind: 'workspace'; ids: string[]; /** when set, only these workspaces are in scope */ scopeIds?: string[] }
+  | { kind: 'member'; workspaceId: string; ids: string[] /* user ids */ }
+  | { kind: 'module'; workspaceId: string; ids: string[] }
+  | { kind: 'collection'; moduleId: string; ids: string[] }
+  | { kind: 'column'; moduleId: string; scope: ColumnScope; ids: string[] }
+  /** Top-level, non-archived records whose collection is collectionId. */
+  | { kind: 'record'; collectionId: string; ids: string[] }
+  /** Non-archived sub-records of parentRecordId. */
+  | { kind: 'subrecord'; parentRecordId: string; ids: string[] }
+  | { kind: 'cell'; recordId: string; ids: string[] }
+  | { kind: 'amendment'; recordId: string; ids: string[] }
+  | { kind: 'moduleAutomation'; moduleId: string; ids: string[] }
+  | { kind: 'workspaceAutomation'; workspaceId: string; ids: string[] }
+  | { kind: 'moduleAccess'; workspaceId: string; userId: string; ids: string[] /* module ids */ };
+
+/** An explicit removal; `cascade` also marks gone everything beneath (module → collections,
+ * columns, records, cells, amendments, module automations, access rows; record → sub-records,
+ * cells, amendments; collection → its records and theirs; column → its cells). */
+export interface GoneMark {
+  kind: 'workspace' | 'module' | 'collection' | 'column' | 'record' | 'cell' | 'amendment' | 'automation';
+  id: string;
+  cascade?: boolean;
+}
+
+export interface Cursor {
+  workspaceId: string;
+  /** createdAt of the newest activity row covered (ISO). */
+  cursor: string;
+  /** snapshot that stored it */
+  snapshotId: number;
+  updatedAt: string;
+}
+
+export interface WriteBatch {
+  upserts?: Upserts;
+  listings?: Listing[];
+  gone?: GoneMark[];
+  /** Stored in the same transaction as the data it covers. */
+  cursor?: { workspaceId: string; cursor: string };
+}
+
+export interface ApplyResult {
+  /** new or changed versions written, per entity kind */
+  written: Record<string, number>;
+  /** entities marked gone, per entity kind */
+  gone: Record<string, number>;
+  unchanged: number;
+}
+
+/** The state as of one snapshot (versions with valid_from <= N < valid_to). */
+export interface StateReader {
+  readonly snapshotId: number;
+  workspaces(): Workspace[];
+  members(workspaceId: string): Member[];
+  modules(workspaceId?: string): Module[];
+  module(moduleId: string): Module | null;
+  collections(moduleId: string): Collection[];
+  columns(moduleId: string, scope?: ColumnScope): Column[];
+  /** Records and sub-records of the module, archived ones included. */
+  records(moduleId: string): BoardRecord[];
+  record(recordId: string): BoardRecord | null;
+  cells(moduleId: string): Cell[];
+  cellsOfRecord(recordId: string): Cell[];
+  amendments(moduleId: string): Amendment[];
+  amendmentsOfRecord(recordId: string): Amendment[];
+  moduleAutomations(moduleId: string): Automation[];
+  workspaceAutomations(workspaceId: string): Automation[];
+  moduleAccess(workspaceId: string): ModuleAccess[];
+  activity(workspaceId: string): Activity[];
+}
+
+export interface VerifyProblem {
+  check: string;
+  message: string;
+}
+
+export interface VerifyReport {
+  ok: boolean;
+  problems: VerifyProblem[];
+  checks: string[];
+}
+
+export interface Store {
+  readonly path: string;
+  close(): void;
+
+  beginSnapshot(kind: SnapshotKind): number;
+  finishSnapshot(id: number, status: Exclude<SnapshotStatus, 'running'>, summary: Record<string, unknown>): void;
+  /** Marks snapshots left 'running' by a crashed process as 'failed'; returns their ids. */
+  failInterruptedSnapshots(): number[];
+  listSnapshots(): SnapshotInfo[];
+  getSnapshot(id: number): SnapshotInfo | null;
+  latestCompleteSnapshot(): number | null;
+
+  /**
+   * Applies a batch in ONE transaction (upserts, then listings, then gone marks, then the cursor).
+   * Async because large batches are written in chunks of at most ~50 ms with the event loop
+   * yielded between chunks, inside the same transaction. Calls are serialised.
+   * A content hash skips unchanged entities (no new version).
+   */
+  apply(snapshotId: number, batch: WriteBatch): Promise<ApplyResult>;
+
+  getCursor(workspaceId: string): Cursor | null;
+  /** Drop a cursor (e.g. workspace excluded or forced full). */
+  clearCursor(workspaceId: string): void;
+  /** Ids of activity rows already stored, among `ids`. */
+  knownActivityIds(ids: string[]): Set<string>;
+
+  /** State as of snapshot N (default: the latest complete one; null when there is none). */
+  stateAt(snapshotId?: number): StateReader | null;
+  /** Snapshots (complete ones) whose state holds entity `id` of `kind`. */
+  snapshotsHolding(kind: 'module' | 'record', id: string): number[];
+
+  /** Consistent standalone copy whose views show snapshot N (default latest complete); mode 0600. */
+  exportTo(outPath: string, snapshotId?: number): Promise<void>;
+  verify(): VerifyReport;
+
+  /** Raw handle for other stores in this folder (restore journal, daemon metrics). */
+  readonly db: import('better-sqlite3').Database;
+}
