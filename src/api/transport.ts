@@ -1,0 +1,182 @@
+// The bottom layer: one HTTP exchange over a shared keep-alive undici Agent. It adds the key
+// (the only place that does), enforces the per-request timeout and the body size cap, and turns
+// every network failure into a WbsyncError that says whether the request may have been processed.
+
+import { Agent, request } from 'undici';
+import { WbsyncError } from '../domain/errors.js';
+import { buildPath, describeEndpoint, type HttpMethod } from './endpoint.js';
+import { summariseCause } from './redact.js';
+import type { StatsRecorder } from './stats.js';
+
+export interface ApiRequest {
+  method: HttpMethod;
+  /** Path template relative to `/api` (or to the root when `api` is false), e.g. `/records/{collectionId}`. */
+  template: string;
+  params?: Readonly<Record<string, string>>;
+  query?: Readonly<Record<string, string | number | boolean | undefined>>;
+  body?: unknown;
+  /** false for the health check: `GET ${baseUrl}/`, outside `/api`, sent without the key. */
+  api?: boolean;
+  signal?: AbortSignal;
+}
+
+export interface ApiResponse {
+  status: number;
+  contentType: string;
+  text: string;
+  /** `GET /records/{collectionId}` */
+  endpoint: string;
+}
+
+/** What went wrong below HTTP; `requestSent` false means the server cannot have acted on it. */
+export type NetworkFailure = 'refused' | 'reset' | 'timeout' | 'truncated' | 'too_large' | 'network';
+
+export interface Transport {
+  send(req: ApiRequest): Promise<ApiResponse>;
+  close(): Promise<void>;
+}
+
+export interface TransportOptions {
+  baseUrl: string;
+  apiKey: string;
+  timeoutMs: number;
+  maxBodyBytes: number;
+  stats: StatsRecorder;
+  /** Sockets kept open to the service; at least the queue's concurrency. */
+  connections: number;
+}
+
+export function createUndiciTransport(opts: TransportOptions): Transport {
+  const base = new URL(opts.baseUrl.endsWith('/') ? opts.baseUrl : `${opts.baseUrl}/`);
+  const prefix = base.pathname.replace(/\/$/, '');
+  const agent = new Agent({ connections: opts.connections, keepAliveTimeout: 10_000, pipelining: 1 });
+
+  async function send(req: ApiRequest): Promise<ApiResponse> {
+    const endpoint = describeEndpoint(req.method, req.template);
+    const api = req.api ?? true;
+    const url = new URL(base.origin);
+    url.pathname = `${prefix}${api ? '/api' : ''}${buildPath(req.template, req.params)}`.replace(/\/{2,}/g, '/') || '/';
+    for (const [k, v] of Object.entries(req.query ?? {})) if (v !== undefined) url.searchParams.set(k, String(v));
+
+    const headers: Record<string, string> = { accept: 'application/json' };
+    if (api) headers['x-api-key'] = opts.apiKey;
+    let body: string | undefined;
+    if (req.body !== undefined) {
+      body = JSON.stringify(req.body);
+      headers['content-type'] = 'application/json';
+    }
+
+    // One deadline for the whole exchange (connect, headers and body), not per socket event.
+    const timeout = new AbortController();
+    const timer = setTimeout(() => timeout.abort(new Error('timeout')), opts.timeoutMs);
+    const signal = req.signal === undefined ? timeout.signal : AbortSignal.any([timeout.signal, req.signal]);
+    let stage: 'connect' | 'headers' | 'body' = 'connect';
+    try {
+      const res = await request(url, {
+        dispatcher: agent,
+        method: req.method,
+        headers,
+        body,
+        signal,
+        headersTimeout: opts.timeoutMs,
+        bodyTimeout: opts.timeoutMs,
+      });
+      stage = 'body';
+      const contentType = headerValue(res.headers['content-type']);
+      const declared = Number(headerValue(res.headers['content-length']) || Number.NaN);
+      if (Number.isFinite(declared) && declared > opts.maxBodyBytes) {
+        res.body.destroy();
+        throw tooLarge(endpoint, opts.maxBodyBytes, res.statusCode);
+      }
+      const chunks: Buffer[] = [];
+      let size = 0;
+      for await (const chunk of res.body as AsyncIterable<Buffer>) {
+        size += chunk.length;
+        if (size > opts.maxBodyBytes) {
+          res.body.destroy();
+          throw tooLarge(endpoint, opts.maxBodyBytes, res.statusCode);
+        }
+        chunks.push(chunk);
+      }
+      if (Number.isFinite(declared) && size < declared) {
+        throw networkError(endpoint, 'truncated', true, `body truncated (${size} of ${declared} bytes)`, undefined, res.statusCode);
+      }
+      opts.stats.recordRequest(res.statusCode);
+      return { status: res.statusCode, contentType, text: Buffer.concat(chunks).toString('utf8'), endpoint };
+    } catch (err) {
+      if (err instanceof WbsyncError) {
+        // An over-cap body was a complete HTTP answer; a truncated one was a network failure.
+        const tooBig = err.details?.['failure'] === 'too_large';
+        opts.stats.recordRequest(tooBig && err.status !== undefined ? err.status : 'network');
+        throw err;
+      }
+      opts.stats.recordRequest('network');
+      if (req.signal?.aborted) {
+        throw new WbsyncError('unreachable', `${endpoint}: cancelled`, { endpoint, details: { cancelled: true } });
+      }
+      throw classifyNetworkError(err, endpoint, stage, timeout.signal.aborted, opts);
+    } finally {
+      clearTimeout(timer);
+    }
+  }
+
+  return {
+    send,
+    close: () => agent.close(),
+  };
+}
+
+function headerValue(v: string | string[] | undefined): string {
+  return Array.isArray(v) ? (v[0] ?? '') : (v ?? '');
+}
+
+function tooLarge(endpoint: string, cap: number, status: number): WbsyncError {
+  return new WbsyncError('bad_response', `${endpoint}: response body larger than the ${cap}-byte cap`, {
+    endpoint,
+    status,
+    retryable: false,
+    hint: 'Raise maxBodyBytes if such a large answer is expected.',
+    details: { failure: 'too_large' satisfies NetworkFailure },
+  });
+}
+
+function networkError(
+  endpoint: string,
+  failure: NetworkFailure,
+  requestSent: boolean,
+  what: string,
+  cause: unknown,
+  status?: number,
+): WbsyncError {
+  return new WbsyncError('unreachable', `${endpoint}: ${what}`, {
+    endpoint,
+    status,
+    retryable: true,
+    cause,
+    details: { failure, requestSent },
+  });
+}
+
+function classifyNetworkError(
+  err: unknown,
+  endpoint: string,
+  stage: 'connect' | 'headers' | 'body',
+  timedOut: boolean,
+  opts: TransportOptions,
+): WbsyncError {
+  const cause = summariseCause(err, opts.apiKey);
+  const code = cause.code ?? '';
+  if (timedOut || code === 'UND_ERR_HEADERS_TIMEOUT' || code === 'UND_ERR_BODY_TIMEOUT') {
+    return networkError(endpoint, 'timeout', true, `no complete answer within ${opts.timeoutMs} ms`, cause);
+  }
+  if (code === 'ECONNREFUSED' || code === 'ENOTFOUND' || code === 'EAI_AGAIN' || code === 'UND_ERR_CONNECT_TIMEOUT') {
+    return networkError(endpoint, 'refused', false, `cannot connect to the service (${code})`, cause);
+  }
+  if (stage === 'body' || code === 'UND_ERR_RES_CONTENT_LENGTH_MISMATCH') {
+    return networkError(endpoint, 'truncated', true, `connection closed before the whole body arrived (${code || cause.name})`, cause);
+  }
+  if (code === 'ECONNRESET' || code === 'UND_ERR_SOCKET' || code === 'EPIPE') {
+    return networkError(endpoint, 'reset', true, `connection reset (${code})`, cause);
+  }
+  return networkError(endpoint, 'network', true, `network error (${code || cause.name})`, cause);
+}
