@@ -110,7 +110,7 @@ export const CellSchema = z.looseObject({
   _id: str,
   record: RefSchema,
   column: RefSchema,
-  value: z.unknown(),
+  value: z.unknown().optional(),
   createdAt: optStr,
   updatedAt: optStr,
 });
@@ -145,7 +145,7 @@ export const AutomationSchema = z.looseObject({
   runCount: optNum,
   lastRunAt: optStr,
   // "" when none (observed); shape unspecified by the spec, so accept anything.
-  lastError: z.unknown(),
+  lastError: z.unknown().optional(),
   createdAt: optStr,
 });
 export type AutomationBody = z.infer<typeof AutomationSchema>;
@@ -155,8 +155,8 @@ export const ActivitySchema = z.looseObject({
   action: str,
   message: optStr,
   targetName: optStr,
-  before: z.unknown(),
-  after: z.unknown(),
+  before: z.unknown().optional(),
+  after: z.unknown().optional(),
   user: RefSchema,
   module: RefSchema,
   collectionName: RefSchema,
