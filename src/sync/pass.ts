@@ -1,0 +1,167 @@
+// One sync pass: a snapshot of kind full or incremental over every selected workspace.
+// Incremental when every selected workspace has a cursor (and --full was not given), else full;
+// a workspace without a cursor, or whose feed has a gap, is crawled fully inside the pass.
+
+import PQueue from 'p-queue';
+import type { Workspace } from '../domain/entities.js';
+import { WbsyncError, isWbsyncError } from '../domain/errors.js';
+import type { ServiceClient } from '../api/port.js';
+import type { Logger } from '../config/logger.js';
+import type { SnapshotKind, Store, WriteBatch } from '../store/port.js';
+import { syncWorkspace, type PartFailure, type WorkspaceOutcome } from './workspace-sync.js';
+
+export interface PassOptions {
+  full?: boolean;
+  /** --workspace: restrict the pass to these ids (must be visible to the key). */
+  workspaceIds?: string[];
+  include?: string[];
+  exclude?: string[];
+  /** Modules crawled at once (memory is bounded by this many modules). Default 2. */
+  modulesInFlight?: number;
+  signal?: AbortSignal;
+  onProgress?: (p: PassProgress) => void;
+}
+
+export interface PassProgress {
+  modulesDone: number;
+  modulesTotal: number;
+  records: number;
+  requests: number;
+  retries: number;
+  elapsedMs: number;
+}
+
+export interface PassResult {
+  snapshot: number;
+  kind: SnapshotKind;
+  status: 'complete' | 'failed';
+  counts: Record<string, number>;
+  gone: Record<string, number>;
+  requests: number;
+  retries: number;
+  durationMs: number;
+  workspaces: WorkspaceOutcome[];
+  failures: PartFailure[];
+}
+
+export interface PassDeps {
+  client: ServiceClient;
+  store: Store;
+  logger: Logger;
+  now?: () => number;
+}
+
+function add(into: Record<string, number>, from: Record<string, number>): void {
+  for (const [k, v] of Object.entries(from)) into[k] = (into[k] ?? 0) + v;
+}
+
+export function selectWorkspaces(all: Workspace[], opts: PassOptions): { selected: Workspace[]; missing: string[] } {
+  const include = new Set(opts.include ?? []);
+  const exclude = new Set(opts.exclude ?? []);
+  let selected = all.filter((w) => (include.size === 0 || include.has(w.id)) && !exclude.has(w.id));
+  const missing: string[] = [];
+  if (opts.workspaceIds?.length) {
+    const ids = new Set(opts.workspaceIds);
+    for (const id of ids) if (!selected.some((w) => w.id === id)) missing.push(id);
+    selected = selected.filter((w) => ids.has(w.id));
+  }
+  return { selected, missing };
+}
+
+export async function runPass(deps: PassDeps, opts: PassOptions = {}): Promise<PassResult> {
+  const { client, store, logger } = deps;
+  const now = deps.now ?? Date.now;
+  const started = now();
+  const stats0 = client.stats();
+  const interrupted = store.failInterruptedSnapshots();
+  if (interrupted.length) logger.warn({ snapshots: interrupted }, 'marked interrupted snapshots failed');
+
+  const all = await client.listWorkspaces();
+  const { selected, missing } = selectWorkspaces(all, opts);
+  const kind: SnapshotKind = opts.full || selected.some((w) => !store.getCursor(w.id)) ? 'full' : 'incremental';
+  const snapshot = store.beginSnapshot(kind);
+  const counts: Record<string, number> = {};
+  const gone: Record<string, number> = {};
+  const failures: PartFailure[] = missing.map((id) => ({ workspaceId: id, reason: 'workspace not visible to the key (not a member, or it does not exist)' }));
+  const outcomes: WorkspaceOutcome[] = [];
+  const progress = { modulesDone: 0, modulesTotal: 0, records: 0 };
+  const report = (): void => {
+    const s = client.stats();
+    opts.onProgress?.({ ...progress, requests: s.requests - stats0.requests, retries: s.retries - stats0.retries, elapsedMs: now() - started });
+  };
+  const limiter = new PQueue({ concurrency: opts.modulesInFlight ?? 2 });
+  const apply = async (batch: WriteBatch): Promise<void> => {
+    const res = await store.apply(snapshot, batch);
+    add(counts, res.written);
+    add(gone, res.gone);
+  };
+
+  const finish = (status: 'complete' | 'failed', extra: Record<string, unknown> = {}): PassResult => {
+    const s = client.stats();
+    const result: PassResult = {
+      snapshot,
+      kind,
+      status,
+      counts,
+      gone,
+      requests: s.requests - stats0.requests,
+      retries: s.retries - stats0.retries,
+      durationMs: now() - started,
+      workspaces: outcomes,
+      failures,
+    };
+    store.finishSnapshot(snapshot, status, { ...result, ...extra });
+    return result;
+  };
+
+  try {
+    const visibleIds = all.map((w) => w.id);
+    const before = store.stateAt(snapshot)?.workspaces() ?? [];
+    const inScope = (id: string): boolean => selectWorkspaces([{ id } as Workspace], { ...opts, workspaceIds: opts.workspaceIds }).selected.length > 0;
+    await apply({
+      upserts: { workspaces: selected },
+      // Only a listing that covered a workspace can say it is gone: scope = stored ones in the filter.
+      listings: [{ kind: 'workspace', ids: visibleIds, scopeIds: before.map((w) => w.id).filter(inScope) }],
+      gone: before
+        .filter((w) => inScope(w.id) && !visibleIds.includes(w.id))
+        .flatMap((w) => (store.stateAt(snapshot)?.modules(w.id) ?? []).map((m) => ({ kind: 'module' as const, id: m.id, cascade: true }))),
+    });
+    for (const ws of selected) {
+      if (opts.signal?.aborted) break;
+      const outcome = await syncWorkspace(
+        {
+          client,
+          store,
+          snapshotId: snapshot,
+          logger,
+          limitModules: (fn) => limiter.add(fn) as Promise<Awaited<ReturnType<typeof fn>>>,
+          apply,
+          onModulesPlanned: (n) => {
+            progress.modulesTotal += n;
+            report();
+          },
+          onModuleDone: (records) => {
+            progress.modulesDone += 1;
+            progress.records += records;
+            report();
+          },
+          signal: opts.signal,
+        },
+        ws,
+        opts.full === true,
+      );
+      outcomes.push(outcome);
+      failures.push(...outcome.failures);
+    }
+    if (opts.signal?.aborted) throw new WbsyncError('internal', 'pass interrupted by a signal', { details: { interrupted: true } });
+  } catch (e) {
+    const reason = isWbsyncError(e) ? e.message : String(e);
+    try {
+      finish('failed', { error: reason });
+    } catch (inner) {
+      logger.error({ err: String(inner) }, 'could not mark the snapshot failed');
+    }
+    throw e;
+  }
+  return finish('complete');
+}

@@ -1,0 +1,177 @@
+// Syncs one workspace inside a pass: the activity tail, members, modules, workspace automations,
+// module-access grants, then each module that needs it (all of them on a full crawl), each in its
+// own transaction. The cursor moves last, with the workspace's own rows, and only when every part
+// of the workspace succeeded — so it is never ahead of the data it covers.
+
+import type { Activity, Member, Module, ModuleAccess, Workspace } from '../domain/entities.js';
+import { WbsyncError, isWbsyncError } from '../domain/errors.js';
+import type { ServiceClient } from '../api/port.js';
+import type { Logger } from '../config/logger.js';
+import type { GoneMark, Listing, StateReader, Store, WriteBatch } from '../store/port.js';
+import { tailActivity, type TailResult } from './activity-tail.js';
+import { planIncremental } from './incremental-plan.js';
+import { crawlModule } from './module-crawl.js';
+
+export interface PassEnv {
+  client: ServiceClient;
+  store: Store;
+  snapshotId: number;
+  logger: Logger;
+  /** Bounds the modules crawled at once, so memory follows the largest module, not the workspace. */
+  limitModules: <T>(fn: () => Promise<T>) => Promise<T>;
+  apply: (batch: WriteBatch) => Promise<void>;
+  onModuleDone: (records: number) => void;
+  onModulesPlanned: (count: number) => void;
+  signal?: AbortSignal;
+}
+
+export interface PartFailure {
+  workspaceId: string;
+  moduleId?: string;
+  moduleName?: string;
+  reason: string;
+}
+
+export interface WorkspaceOutcome {
+  workspaceId: string;
+  mode: 'full' | 'incremental';
+  /** Why an incremental pass fell back to a full crawl. */
+  fallback?: string;
+  modulesCrawled: number;
+  activityRows: number;
+  failures: PartFailure[];
+}
+
+const EPOCH = '1970-01-01T00:00:00.000Z';
+
+/** A module-level failure that skips the module (the pass goes on); anything else ends the pass. */
+function isModuleLevel(e: unknown): e is WbsyncError {
+  return isWbsyncError(e) && (e.code === 'not_found' || e.code === 'forbidden' || e.code === 'bad_response');
+}
+
+async function readAccess(client: ServiceClient, workspaceId: string, members: Member[]): Promise<ModuleAccess[] | null> {
+  // Only owners and admins may read grants; the first refusal says the key's user is neither.
+  const out: ModuleAccess[] = [];
+  for (const [i, m] of members.entries()) {
+    try {
+      out.push(...(await client.getModuleAccess(workspaceId, m.userId)));
+    } catch (e) {
+      if (isWbsyncError(e) && e.code === 'forbidden' && i === 0) return null;
+      if (isWbsyncError(e) && (e.code === 'forbidden' || e.code === 'not_found')) continue;
+      throw e;
+    }
+  }
+  return out;
+}
+
+function accessListings(workspaceId: string, members: Member[], access: ModuleAccess[]): Listing[] {
+  return members.map((m) => ({
+    kind: 'moduleAccess' as const,
+    workspaceId,
+    userId: m.userId,
+    ids: access.filter((a) => a.userId === m.userId).map((a) => a.moduleId),
+  }));
+}
+
+export async function syncWorkspace(env: PassEnv, ws: Workspace, wantFull: boolean): Promise<WorkspaceOutcome> {
+  const { client, store, logger } = env;
+  const prev: StateReader | null = store.stateAt(env.snapshotId);
+  const cursor = wantFull ? null : store.getCursor(ws.id);
+  const outcome: WorkspaceOutcome = { workspaceId: ws.id, mode: cursor ? 'incremental' : 'full', modulesCrawled: 0, activityRows: 0, failures: [] };
+
+  let tail: TailResult | null = null;
+  let newRows: Activity[] = [];
+  if (cursor) {
+    tail = await tailActivity(client, ws.id, cursor.cursor);
+    if (tail.gap) {
+      outcome.mode = 'full';
+      outcome.fallback = tail.gap;
+      logger.warn({ workspaceId: ws.id, reason: tail.gap }, 'activity gap, falling back to a full pass');
+      tail = null;
+    } else {
+      const known = store.knownActivityIds(tail.rows.map((r) => r.id));
+      newRows = tail.rows.filter((r) => !known.has(r.id));
+    }
+  }
+  const full = outcome.mode === 'full';
+  // A full crawl reads the whole feed alongside the modules; its first request (the signpost)
+  // is queued before any module request.
+  const fullTail = full ? tailActivity(client, ws.id, null) : null;
+
+  const [members, modules] = await Promise.all([
+    full || !prev ? client.listMembers(ws.id) : Promise.resolve(null),
+    client.listModules(ws.id),
+  ]);
+  const modulesBefore = prev?.modules(ws.id) ?? [];
+  const plan = planIncremental({
+    rows: newRows,
+    modulesNow: modules,
+    modulesBefore,
+    moduleOfRecord: (id) => prev?.record(id)?.moduleId ?? null,
+  });
+
+  const liveMembers = members ?? (plan.membersChanged || plan.accessChanged ? await client.listMembers(ws.id) : null);
+  const automations = full || plan.anyChange ? await client.listWorkspaceAutomations(ws.id) : null;
+  const access = (full || plan.accessChanged || plan.membersChanged) && liveMembers ? await readAccess(client, ws.id, liveMembers) : null;
+
+  const toCrawl: Module[] = full ? modules : modules.filter((m) => plan.touched.has(m.id));
+  env.onModulesPlanned(toCrawl.length);
+  const crawled = new Set<string>();
+  await Promise.all(
+    toCrawl.map((m) =>
+      env.limitModules(async () => {
+        if (env.signal?.aborted) return;
+        try {
+          const res = await crawlModule(client, m, prev, {
+            mode: full || plan.added.has(m.id) ? 'full' : 'incremental',
+            namedRecords: plan.namedRecords.get(m.id) ?? new Set(),
+          });
+          await env.apply(res.batch);
+          crawled.add(m.id);
+          env.onModuleDone(res.records);
+        } catch (e) {
+          if (!isModuleLevel(e)) throw e;
+          const reason = `${e.message}${e.status ? ` (HTTP ${e.status})` : ''}`;
+          outcome.failures.push({ workspaceId: ws.id, moduleId: m.id, moduleName: m.name, reason });
+          logger.warn({ workspaceId: ws.id, moduleId: m.id, reason }, 'module skipped');
+          env.onModuleDone(0);
+        }
+      }),
+    ),
+  );
+  if (env.signal?.aborted) throw new WbsyncError('internal', 'pass interrupted by a signal', { details: { interrupted: true } });
+  outcome.modulesCrawled = crawled.size;
+
+  // Workspace-level batch: the list entities, vanished modules, the feed rows and the cursor.
+  const failedIds = new Set(outcome.failures.map((f) => f.moduleId));
+  const gone: GoneMark[] = plan.vanished.map((id) => ({ kind: 'module' as const, id, cascade: true }));
+  // Vanished modules are marked through `gone` (with their contents), not a module listing.
+  const listings: Listing[] = [];
+  if (liveMembers) listings.push({ kind: 'member', workspaceId: ws.id, ids: liveMembers.map((m) => m.userId) });
+  if (automations) listings.push({ kind: 'workspaceAutomation', workspaceId: ws.id, ids: automations.map((a) => a.id) });
+  if (access && liveMembers) listings.push(...accessListings(ws.id, liveMembers, access));
+
+  let rows = newRows;
+  let head = tail?.head ?? cursor?.cursor ?? null;
+  if (fullTail) {
+    const t = await fullTail;
+    rows = t.rows;
+    head = t.head;
+  }
+  outcome.activityRows = rows.length;
+  const batch: WriteBatch = {
+    upserts: {
+      // A module whose crawl failed keeps its old version, so the next pass still sees it as moved.
+      modules: modules.filter((m) => !failedIds.has(m.id) && (crawled.has(m.id) || !toCrawl.includes(m))),
+      ...(liveMembers ? { members: liveMembers } : {}),
+      ...(automations ? { automations } : {}),
+      ...(access ? { moduleAccess: access } : {}),
+      activity: rows,
+    },
+    listings,
+    gone,
+  };
+  if (outcome.failures.length === 0) batch.cursor = { workspaceId: ws.id, cursor: head ?? EPOCH };
+  await env.apply(batch);
+  return outcome;
+}
