@@ -85,7 +85,7 @@ export function createUndiciTransport(opts: TransportOptions): Transport {
       const contentType = headerValue(res.headers['content-type']);
       const declared = Number(headerValue(res.headers['content-length']) || Number.NaN);
       if (Number.isFinite(declared) && declared > opts.maxBodyBytes) {
-        res.body.destroy();
+        discard(res.body);
         throw tooLarge(endpoint, opts.maxBodyBytes, res.statusCode);
       }
       const chunks: Buffer[] = [];
@@ -93,7 +93,7 @@ export function createUndiciTransport(opts: TransportOptions): Transport {
       for await (const chunk of res.body as AsyncIterable<Buffer>) {
         size += chunk.length;
         if (size > opts.maxBodyBytes) {
-          res.body.destroy();
+          discard(res.body);
           throw tooLarge(endpoint, opts.maxBodyBytes, res.statusCode);
         }
         chunks.push(chunk);
@@ -124,6 +124,12 @@ export function createUndiciTransport(opts: TransportOptions): Transport {
     send,
     close: () => agent.close(),
   };
+}
+
+/** Drops an unread body; undici reports the abort as an 'error' event that must not go unheard. */
+function discard(body: NodeJS.ReadableStream & { destroy(): unknown }): void {
+  body.on('error', () => undefined);
+  body.destroy();
 }
 
 function headerValue(v: string | string[] | undefined): string {
