@@ -26,7 +26,8 @@ export interface SnapshotInfo {
   status: SnapshotStatus;
   startedAt: string;
   finishedAt: string | null;
-  /** Versions written by this snapshot per entity kind (new or changed), and gone marks. */
+  /** Versions written by this snapshot per entity kind (new or changed; key = EntityKind, e.g.
+   * `record`), and gone marks (key `<kind>.gone`, e.g. `record.gone`). */
   counts: Record<string, number>;
   /** Free-form pass summary (requests, duration, failures...). */
   summary: Record<string, unknown>;
@@ -50,7 +51,8 @@ export interface Upserts {
 
 /**
  * A listing that succeeded: every entity current in the scope and absent from `ids` is marked gone
- * by this snapshot. Applied after the batch's upserts.
+ * by this snapshot, with everything beneath it (as a cascading GoneMark would). Applied after the
+ * batch's upserts, so a child upserted into another parent has already left the scope.
  */
 export type Listing =
   | { kind: 'workspace'; ids: string[]; /** when set, only these workspaces are in scope */ scopeIds?: string[] }
@@ -132,6 +134,8 @@ export interface VerifyProblem {
 export interface VerifyReport {
   ok: boolean;
   problems: VerifyProblem[];
+  /** Worth showing, not failures (e.g. a snapshot still running in a live process). */
+  warnings?: VerifyProblem[];
   checks: string[];
 }
 
@@ -166,8 +170,11 @@ export interface Store {
   /** Snapshots (complete ones) whose state holds entity `id` of `kind`. */
   snapshotsHolding(kind: 'module' | 'record', id: string): number[];
 
-  /** Consistent standalone copy whose views show snapshot N (default latest complete); mode 0600. */
-  exportTo(outPath: string, snapshotId?: number): Promise<void>;
+  /**
+   * Consistent standalone copy whose views show snapshot N (default latest complete; N must be a
+   * complete snapshot); mode 0600. Refuses an existing target unless `opts.overwrite`.
+   */
+  exportTo(outPath: string, snapshotId?: number, opts?: { overwrite?: boolean }): Promise<void>;
   verify(): VerifyReport;
 
   /** Raw handle for other stores in this folder (restore journal, daemon metrics). */

@@ -1,0 +1,11 @@
+// The migration registry, in order. Later features append their own (e.g. a restore journal):
+// add `NNN-name.ts` exporting a Migration and push it here with the next version number.
+import { migration001 } from './001-snapshots.js';
+import { migration002 } from './002-entity-versions.js';
+import { migration003 } from './003-reporting-views.js';
+import { migration004 } from './004-search.js';
+import type { Migration } from './types.js';
+
+export type { Migration } from './types.js';
+
+export const MIGRATIONS: readonly Migration[] = [migration001, migration002, migration003, migration004];

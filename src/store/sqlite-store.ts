@@ -1,0 +1,143 @@
+// The Store port over one better-sqlite3 connection. Writes outside apply() are small and
+// synchronous; apply() is chunked and serialised (see apply-batch.ts).
+import type Database from 'better-sqlite3';
+import type { Clock } from '../domain/clock.js';
+import { WbsyncError } from '../domain/errors.js';
+import { applyBatch } from './apply-batch.js';
+import { Cursors } from './cursors.js';
+import { SPECS } from './entity-specs.js';
+import { exportCopy } from './export.js';
+import { Mutex } from './mutex.js';
+import type {
+  ApplyResult, Cursor, SnapshotInfo, SnapshotKind, SnapshotStatus, StateReader, Store, VerifyReport, WriteBatch,
+} from './port.js';
+import { Snapshots } from './snapshots.js';
+import { SqliteStateReader } from './state-reader.js';
+import { withStorageErrors } from './storage-error.js';
+import { verifyDatabase } from './verify.js';
+import { VersionedWriter } from './versioned-writer.js';
+
+export class SqliteStore implements Store {
+  private readonly mutex = new Mutex();
+  /** Snapshots begun by this store and not finished: never "interrupted" while we hold them. */
+  private readonly held = new Set<number>();
+  private readonly snapshots: Snapshots;
+  private readonly cursors: Cursors;
+  private writer: VersionedWriter | undefined;
+
+  constructor(
+    readonly db: Database.Database,
+    readonly path: string,
+    clock: Clock,
+  ) {
+    const now = (): string => clock.now().toISOString();
+    this.snapshots = new Snapshots(db, now);
+    this.cursors = new Cursors(db, now);
+  }
+
+  close(): void {
+    if (this.db.open) this.db.close();
+  }
+
+  /**
+   * While a batch transaction is open (apply() yields between slices), any other write on this
+   * connection would silently join it and vanish with a rollback: refuse instead.
+   */
+  private assertNoBatchOpen(what: string): void {
+    if (this.mutex.locked) {
+      throw new WbsyncError('internal', `${what} while a batch is being applied`, { hint: 'await apply() before other writes' });
+    }
+  }
+
+  beginSnapshot(kind: SnapshotKind): number {
+    this.assertNoBatchOpen('beginSnapshot');
+    const id = withStorageErrors('starting a snapshot', () => this.snapshots.begin(kind));
+    this.held.add(id);
+    return id;
+  }
+
+  finishSnapshot(id: number, status: Exclude<SnapshotStatus, 'running'>, summary: Record<string, unknown>): void {
+    this.assertNoBatchOpen('finishSnapshot');
+    withStorageErrors(`finishing snapshot ${id}`, () => this.snapshots.finish(id, status, summary));
+    this.held.delete(id);
+  }
+
+  failInterruptedSnapshots(): number[] {
+    this.assertNoBatchOpen('failInterruptedSnapshots');
+    return withStorageErrors('marking interrupted snapshots', () => this.snapshots.failInterrupted(this.held));
+  }
+
+  listSnapshots(): SnapshotInfo[] {
+    return withStorageErrors('listing snapshots', () => this.snapshots.list());
+  }
+
+  getSnapshot(id: number): SnapshotInfo | null {
+    return withStorageErrors('reading a snapshot', () => this.snapshots.get(id));
+  }
+
+  latestCompleteSnapshot(): number | null {
+    return withStorageErrors('reading snapshots', () => this.snapshots.latestComplete());
+  }
+
+  apply(snapshotId: number, batch: WriteBatch): Promise<ApplyResult> {
+    return this.mutex.run(() => {
+      this.writer ??= withStorageErrors('preparing writes', () => new VersionedWriter(this.db));
+      return applyBatch({ db: this.db, writer: this.writer, snapshots: this.snapshots, cursors: this.cursors }, snapshotId, batch);
+    });
+  }
+
+  getCursor(workspaceId: string): Cursor | null {
+    return withStorageErrors('reading a cursor', () => this.cursors.get(workspaceId));
+  }
+
+  clearCursor(workspaceId: string): void {
+    this.assertNoBatchOpen('clearCursor');
+    withStorageErrors('clearing a cursor', () => this.cursors.clear(workspaceId));
+  }
+
+  knownActivityIds(ids: string[]): Set<string> {
+    return withStorageErrors('reading activity ids', () => this.cursors.knownActivityIds(ids));
+  }
+
+  stateAt(snapshotId?: number): StateReader | null {
+    const id = snapshotId ?? this.latestCompleteSnapshot();
+    if (id === null) return null;
+    if (snapshotId !== undefined && this.getSnapshot(snapshotId) === null) return null;
+    return new SqliteStateReader(this.db, id);
+  }
+
+  snapshotsHolding(kind: 'module' | 'record', id: string): number[] {
+    const table = SPECS[kind].table;
+    return withStorageErrors('reading history', () =>
+      this.db
+        .prepare(
+          `SELECT DISTINCT s.id FROM snapshot_runs s JOIN ${table} v
+             ON v.id = ? AND v.valid_from <= s.id AND (v.valid_to IS NULL OR v.valid_to > s.id)
+           WHERE s.status = 'complete' ORDER BY s.id`,
+        )
+        .pluck()
+        .all(id) as number[],
+    );
+  }
+
+  exportTo(outPath: string, snapshotId?: number, opts: { overwrite?: boolean } = {}): Promise<void> {
+    // under the mutex: VACUUM INTO cannot run inside an open batch transaction
+    return this.mutex.run(async () => {
+      const n = snapshotId ?? this.latestCompleteSnapshot();
+      if (n === null) {
+        throw new WbsyncError('usage', 'nothing to export: no complete snapshot yet', { hint: 'run `wbsync sync` first' });
+      }
+      const status = this.snapshots.status(n);
+      if (status !== 'complete') {
+        throw new WbsyncError('usage', `snapshot ${n} ${status ? `is ${status}` : 'does not exist'}; only complete snapshots can be exported`, {
+          hint: 'pick one from `wbsync snapshots` with status complete',
+        });
+      }
+      exportCopy(this.db, outPath, n, opts);
+    });
+  }
+
+  verify(): VerifyReport {
+    return verifyDatabase(this.db);
+  }
+}

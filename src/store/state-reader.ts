@@ -1,0 +1,95 @@
+// Reads the state as of snapshot N back into domain entities: versions with
+// valid_from <= N AND (valid_to IS NULL OR valid_to > N).
+import type Database from 'better-sqlite3';
+import type {
+  Activity, Amendment, Automation, BoardRecord, Cell, Collection, Column, ColumnScope, EntityKind,
+  Member, Module, ModuleAccess, Workspace,
+} from '../domain/entities.js';
+import { SPECS, colList, fromRow } from './entity-specs.js';
+import type { StateReader } from './port.js';
+
+export class SqliteStateReader implements StateReader {
+  private readonly cache = new Map<string, Database.Statement>();
+
+  constructor(
+    private readonly db: Database.Database,
+    readonly snapshotId: number,
+  ) {}
+
+  private query<T>(kind: EntityKind, where: string, orderBy: string, params: unknown[]): T[] {
+    const spec = SPECS[kind];
+    const sql = `SELECT ${colList(spec)} FROM ${spec.table}
+      WHERE valid_from <= ? AND (valid_to IS NULL OR valid_to > ?) AND (${where}) ORDER BY ${orderBy}`;
+    let stmt = this.cache.get(sql);
+    if (!stmt) {
+      stmt = this.db.prepare(sql).raw(true);
+      this.cache.set(sql, stmt);
+    }
+    const n = this.snapshotId;
+    return (stmt.all(n, n, ...params) as unknown[][]).map((row) => fromRow<T>(spec, row));
+  }
+
+  workspaces(): Workspace[] {
+    return this.query('workspace', '1', 'id', []);
+  }
+  members(workspaceId: string): Member[] {
+    return this.query('member', 'workspace_id = ?', 'user_id', [workspaceId]);
+  }
+  modules(workspaceId?: string): Module[] {
+    return workspaceId === undefined
+      ? this.query('module', '1', 'workspace_id, id', [])
+      : this.query('module', 'workspace_id = ?', 'id', [workspaceId]);
+  }
+  module(moduleId: string): Module | null {
+    return this.query<Module>('module', 'id = ?', 'id', [moduleId])[0] ?? null;
+  }
+  collections(moduleId: string): Collection[] {
+    return this.query('collection', 'module_id = ?', 'position IS NULL, position, id', [moduleId]);
+  }
+  columns(moduleId: string, scope?: ColumnScope): Column[] {
+    return scope === undefined
+      ? this.query('column', 'module_id = ?', 'scope, position IS NULL, position, id', [moduleId])
+      : this.query('column', 'module_id = ? AND scope = ?', 'position IS NULL, position, id', [moduleId, scope]);
+  }
+  /** Top-level records first (so parents precede sub-records), then by position. */
+  records(moduleId: string): BoardRecord[] {
+    return this.query('record', 'module_id = ?', 'parent_record_id IS NOT NULL, position IS NULL, position, id', [moduleId]);
+  }
+  record(recordId: string): BoardRecord | null {
+    return this.query<BoardRecord>('record', 'id = ?', 'id', [recordId])[0] ?? null;
+  }
+  cells(moduleId: string): Cell[] {
+    return this.query(
+      'cell',
+      `record_id IN (SELECT id FROM record_versions WHERE module_id = ? AND valid_from <= ? AND (valid_to IS NULL OR valid_to > ?))`,
+      'record_id, id',
+      [moduleId, this.snapshotId, this.snapshotId],
+    );
+  }
+  cellsOfRecord(recordId: string): Cell[] {
+    return this.query('cell', 'record_id = ?', 'id', [recordId]);
+  }
+  amendments(moduleId: string): Amendment[] {
+    return this.query(
+      'amendment',
+      `module_id = ? OR record_id IN (SELECT id FROM record_versions WHERE module_id = ? AND valid_from <= ? AND (valid_to IS NULL OR valid_to > ?))`,
+      'created_at, id',
+      [moduleId, moduleId, this.snapshotId, this.snapshotId],
+    );
+  }
+  amendmentsOfRecord(recordId: string): Amendment[] {
+    return this.query('amendment', 'record_id = ?', 'created_at, id', [recordId]);
+  }
+  moduleAutomations(moduleId: string): Automation[] {
+    return this.query('automation', `module_id = ? AND scope = 'module'`, 'created_at, id', [moduleId]);
+  }
+  workspaceAutomations(workspaceId: string): Automation[] {
+    return this.query('automation', `workspace_id = ? AND scope = 'workspace'`, 'created_at, id', [workspaceId]);
+  }
+  moduleAccess(workspaceId: string): ModuleAccess[] {
+    return this.query('moduleAccess', 'workspace_id = ?', 'user_id, module_id', [workspaceId]);
+  }
+  activity(workspaceId: string): Activity[] {
+    return this.query('activity', 'workspace_id = ?', 'created_at, id', [workspaceId]);
+  }
+}
