@@ -1,0 +1,80 @@
+// `wbsync sync`: one pass, incremental when cursors exist, else full.
+
+import { EXIT_CODES } from '../../domain/errors.js';
+import { runPass, type PassResult } from '../../sync/pass.js';
+import { listFlag } from '../args.js';
+import type { Command } from '../command.js';
+import { openClient, openDb } from '../open.js';
+import { createProgressLine } from '../progress.js';
+
+function countsLine(counts: Record<string, number>): string {
+  const parts = Object.entries(counts)
+    .filter(([, n]) => n > 0)
+    .map(([k, n]) => `${k} ${n}`);
+  return parts.length ? parts.join(', ') : 'none';
+}
+
+export function formatPass(r: PassResult): string {
+  const lines = [
+    `snapshot ${r.snapshot} (${r.kind}) ${r.status} in ${(r.durationMs / 1000).toFixed(1)} s — ${r.requests} requests, ${r.retries} retries`,
+    `  new or changed versions: ${countsLine(r.counts)}`,
+    `  gone: ${countsLine(r.gone)}`,
+  ];
+  for (const w of r.workspaces) {
+    lines.push(
+      `  workspace ${w.workspaceId}: ${w.mode}${w.fallback ? ` (fell back: ${w.fallback})` : ''}, ${w.modulesCrawled} modules read, ${w.activityRows} activity rows`,
+    );
+  }
+  if (r.failures.length) {
+    lines.push(`some parts failed (exit ${EXIT_CODES.partial}):`);
+    for (const f of r.failures) {
+      lines.push(`  - workspace ${f.workspaceId}${f.moduleId ? ` module ${f.moduleId}${f.moduleName ? ` (${f.moduleName})` : ''}` : ''}: ${f.reason}`);
+    }
+  }
+  return lines.join('\n');
+}
+
+export const syncCommand: Command = {
+  name: 'sync',
+  summary: 'one pass: incremental when a cursor exists, else full',
+  usage: 'wbsync sync [--full] [--workspace ID]...',
+  description:
+    'Mirrors every workspace the key can see into the snapshot database. Without --full, workspaces\n' +
+    'with a stored activity cursor are synced incrementally (what changed since the last pass).',
+  examples: ['wbsync sync --full', 'wbsync sync --workspace 65f0c0ffee0000000000aaaa --json'],
+  flags: [
+    { name: 'full', type: 'boolean', description: 'read everything, not only what changed' },
+    { name: 'workspace', type: 'list', valueName: 'ID', description: 'only this workspace (repeatable)' },
+  ],
+  async run(ctx) {
+    const { config } = ctx.config();
+    const progress = createProgressLine(ctx.stderr, !ctx.json);
+    const client = openClient(ctx);
+    const store = openDb(ctx);
+    try {
+      const result = await runPass(
+        { client, store, logger: ctx.logger() },
+        {
+          full: ctx.args.flags.full === true,
+          workspaceIds: listFlag(ctx.args.flags, 'workspace'),
+          include: config.workspaces.include,
+          exclude: config.workspaces.exclude,
+          signal: ctx.signal,
+          onProgress: (p) => progress.update(p),
+        },
+      );
+      progress.done();
+      ctx.logger().info(
+        { snapshot: result.snapshot, kind: result.kind, requests: result.requests, retries: result.retries, durationMs: result.durationMs, failures: result.failures.length },
+        'pass finished',
+      );
+      if (ctx.json) ctx.emit(result);
+      else ctx.say(formatPass(result));
+      return result.failures.length ? EXIT_CODES.partial : EXIT_CODES.ok;
+    } finally {
+      progress.done();
+      store.close();
+      await client.close();
+    }
+  },
+};

@@ -1,0 +1,24 @@
+#!/usr/bin/env node
+// The `wbsync` executable: wires the process (argv, streams, signals) to the CLI.
+
+import { runCli } from './run.js';
+
+const controller = new AbortController();
+let signals = 0;
+for (const sig of ['SIGINT', 'SIGTERM'] as const) {
+  process.on(sig, () => {
+    signals += 1;
+    if (signals > 1) process.exit(130);
+    controller.abort(sig);
+  });
+}
+
+const code = await runCli(process.argv.slice(2), {
+  stdout: { write: (s) => process.stdout.write(s), isTTY: process.stdout.isTTY },
+  stderr: { write: (s) => process.stderr.write(s), isTTY: process.stderr.isTTY },
+  env: process.env,
+  signal: controller.signal,
+});
+process.exitCode = code;
+// Flush stdout before leaving; open handles (sockets, timers) must not keep a finished command alive.
+process.stdout.write('', () => process.exit(code));

@@ -1,0 +1,46 @@
+// The progress line: on a terminal only, updated in place on stderr, never under --json.
+
+import type { Output } from './command.js';
+
+export interface ProgressSnapshot {
+  modulesDone: number;
+  modulesTotal: number;
+  records: number;
+  requests: number;
+  retries: number;
+  elapsedMs: number;
+}
+
+export interface ProgressLine {
+  update(p: ProgressSnapshot): void;
+  done(): void;
+}
+
+export function formatProgress(p: ProgressSnapshot): string {
+  const secs = Math.max(p.elapsedMs / 1000, 0.001);
+  const rate = Math.round(p.records / secs);
+  let eta = '';
+  if (p.modulesDone > 0 && p.modulesTotal > p.modulesDone) {
+    const left = ((p.modulesTotal - p.modulesDone) * secs) / p.modulesDone;
+    eta = ` · ETA ${left < 90 ? `${Math.ceil(left)}s` : `${Math.ceil(left / 60)}m`}`;
+  }
+  return `modules ${p.modulesDone}/${p.modulesTotal} · ${p.records} records (${rate}/s) · ${p.requests} requests · ${p.retries} retries${eta}`;
+}
+
+export function createProgressLine(out: Output, enabled: boolean, now: () => number = Date.now): ProgressLine {
+  if (!enabled || !out.isTTY) return { update: () => undefined, done: () => undefined };
+  let last = 0;
+  let shown = false;
+  return {
+    update(p) {
+      const t = now();
+      if (t - last < 100 && p.modulesDone < p.modulesTotal) return;
+      last = t;
+      shown = true;
+      out.write(`\r\x1b[K${formatProgress(p)}`);
+    },
+    done() {
+      if (shown) out.write('\r\x1b[K');
+    },
+  };
+}
