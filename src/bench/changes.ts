@@ -1,0 +1,74 @@
+// K mixed writes for the incremental benchmark, through plain HTTP (as a user of the service would).
+
+type Json = any;
+
+async function call(baseUrl: string, key: string, method: string, path: string, body?: unknown): Promise<Json> {
+  const res = await fetch(`${baseUrl}/api${path}`, {
+    method,
+    headers: { 'x-api-key': key, ...(body === undefined ? {} : { 'content-type': 'application/json' }) },
+    body: body === undefined ? undefined : JSON.stringify(body),
+  });
+  const text = await res.text();
+  if (!res.ok) throw new Error(`${method} ${path} -> ${res.status}: ${text.slice(0, 200)}`);
+  return JSON.parse(text);
+}
+
+const unwrap = (b: Json, k: string): Json => (b && typeof b === 'object' && b[k] && typeof b[k] === 'object' ? b[k] : b);
+
+export interface ChangeSummary {
+  writes: number;
+  touchedModules: number;
+  collectionsOfTouched: number;
+  workspaces: number;
+}
+
+/** Applies `k` writes spread over `moduleCount` modules: renames, completions, cells, notes, creates, moves. */
+export async function applyMixedChanges(baseUrl: string, key: string, k: number, moduleCount: number): Promise<ChangeSummary> {
+  const { workspaces } = await call(baseUrl, key, 'GET', '/workspaces');
+  const ws = (workspaces[0].workspace ?? workspaces[0])._id as string;
+  const { modules } = await call(baseUrl, key, 'GET', `/modules/${ws}`);
+  const chosen = modules.slice(0, moduleCount);
+  let collectionsOfTouched = 0;
+  const targets: Array<{ module: Json; collections: Json[]; columns: Json[]; records: Json[] }> = [];
+  for (const m of chosen) {
+    const { collections } = await call(baseUrl, key, 'GET', `/collections/${m._id}`);
+    const { columns } = await call(baseUrl, key, 'GET', `/columns/${m._id}`);
+    const { records } = await call(baseUrl, key, 'GET', `/records/${collections[0]._id}`);
+    collectionsOfTouched += collections.length;
+    targets.push({ module: m, collections, columns, records });
+  }
+  for (let i = 0; i < k; i++) {
+    const t = targets[i % targets.length];
+    const rec = t.records[(i * 7) % t.records.length];
+    switch (i % 6) {
+      case 0:
+        await call(baseUrl, key, 'PUT', `/records/${rec._id}`, { name: `renamed ${i}` });
+        break;
+      case 1:
+        await call(baseUrl, key, 'PUT', `/records/${rec._id}`, { isCompleted: !rec.isCompleted });
+        break;
+      case 2: {
+        const col = t.columns.find((c: Json) => c.type === 'text') ?? t.columns[0];
+        const { values } = await call(baseUrl, key, 'GET', `/record-values/${rec._id}`);
+        const existing = values.find((v: Json) => (v.column?._id ?? v.column) === col._id);
+        if (existing) await call(baseUrl, key, 'PUT', `/record-values/${existing._id}`, { value: `bench ${i}` });
+        else {
+          await call(baseUrl, key, 'POST', '/record-values', {
+            record: rec._id, column: col._id, collectionName: t.collections[0]._id, module: t.module._id, workspace: ws, value: `bench ${i}`,
+          });
+        }
+        break;
+      }
+      case 3:
+        await call(baseUrl, key, 'POST', `/amendments/${rec._id}`, { message: `bench note ${i}` });
+        break;
+      case 4:
+        unwrap(await call(baseUrl, key, 'POST', `/records/${t.collections[0]._id}`, { name: `bench new ${i}` }), 'record');
+        break;
+      case 5:
+        await call(baseUrl, key, 'PUT', `/records/${rec._id}`, { collectionName: t.collections[1 % t.collections.length]._id });
+        break;
+    }
+  }
+  return { writes: k, touchedModules: targets.length, collectionsOfTouched, workspaces: workspaces.length };
+}

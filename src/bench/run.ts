@@ -1,0 +1,131 @@
+// `npm run bench`: sync figures against the emulator with injected latency, printed as one JSON
+// document. Targets (see README): requests = the minimum; wall <= 1.25 x latency bound;
+// event-loop p99 <= 50 ms; peak RSS <= 250 MB and set by the largest module; incremental cost.
+
+import { execFileSync } from 'node:child_process';
+import { mkdtempSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { fileURLToPath } from 'node:url';
+import Database from 'better-sqlite3';
+import { applyMixedChanges } from './changes.js';
+import { startEmulatorChild, type EmulatorChild } from './emulator-child.js';
+import type { WorkerInput } from './pass-worker.js';
+
+const LATENCY_MS = Number(process.env.BENCH_LATENCY_MS ?? 20);
+const WORKER = fileURLToPath(new URL('./pass-worker.js', import.meta.url));
+const dir = mkdtempSync(join(tmpdir(), 'wbsync-bench-'));
+
+type Figures = Record<string, any>;
+
+function runWorker(input: WorkerInput): Figures {
+  const out = execFileSync(process.execPath, [WORKER, JSON.stringify(input)], { encoding: 'utf8', maxBuffer: 1 << 24 });
+  return JSON.parse(out.trim().split('\n').pop()!);
+}
+
+/** The fewest requests a lossless full pass of this dataset needs, from its shape. */
+function minimumRequests(dbPath: string): Figures {
+  const db = new Database(dbPath, { readonly: true });
+  const one = (sql: string): number => (db.prepare(sql).pluck().get() as number) ?? 0;
+  const shape = {
+    workspaces: one('SELECT COUNT(*) FROM workspaces'),
+    members: one('SELECT COUNT(*) FROM members'),
+    modules: one('SELECT COUNT(*) FROM modules'),
+    collections: one('SELECT COUNT(*) FROM collections'),
+    records: one('SELECT COUNT(*) FROM records WHERE parent_record_id IS NULL'),
+    subRecords: one('SELECT COUNT(*) FROM records WHERE parent_record_id IS NOT NULL'),
+    withSubRecords: one('SELECT COUNT(*) FROM records WHERE sub_record_count > 0'),
+    withAmendments: one('SELECT COUNT(*) FROM records WHERE amendment_count > 0'),
+    activityRows: one('SELECT COUNT(*) FROM activity'),
+    cells: one('SELECT COUNT(*) FROM cells'),
+  };
+  db.close();
+  const activityPages = Math.max(1, Math.ceil(shape.activityRows / 100));
+  const minimum =
+    1 + // workspaces
+    shape.workspaces * 3 + // members, modules, workspace automations
+    shape.members + // module-access grants per member
+    activityPages +
+    shape.modules * 4 + // collections, columns x2, module automations
+    shape.collections + // one record list per collection
+    shape.records + shape.subRecords + // one cell read per record and sub-record
+    shape.withSubRecords +
+    shape.withAmendments;
+  return { shape, activityPages, minimum };
+}
+
+function judge(f: Figures, concurrency: number, minimum: number): Figures {
+  const boundMs = (f.requests * LATENCY_MS) / concurrency;
+  return {
+    concurrency,
+    requests: f.requests,
+    retries: f.retries,
+    minimumRequests: minimum,
+    requestsOverMinimum: f.requests - minimum,
+    wallMs: f.wallMs,
+    latencyBoundMs: Math.round(boundMs),
+    wallOverBound: Math.round((f.wallMs / boundMs) * 100) / 100,
+    recordsPerSec: Math.round(((f.counts?.record ?? 0) / f.wallMs) * 1000),
+    cellsPerSec: Math.round(((f.counts?.cell ?? 0) / f.wallMs) * 1000),
+    peakRssMb: f.peakRssMb,
+    eventLoopP99Ms: f.eventLoopP99Ms,
+  };
+}
+
+async function main(): Promise<void> {
+  const report: Figures = { latencyMs: LATENCY_MS, seed: 'large' };
+  let emu: EmulatorChild = await startEmulatorChild(['--seed', 'large', '--latency-ms', String(LATENCY_MS)]);
+  try {
+    const base = { baseUrl: emu.baseUrl, apiKey: emu.apiKey, full: true };
+    process.stderr.write('bench: full pass at concurrency 8...\n');
+    const c8 = runWorker({ ...base, db: join(dir, 'c8.db'), concurrency: 8 });
+    const min = minimumRequests(join(dir, 'c8.db'));
+    report.dataset = min.shape;
+    report.full = { c8: judge(c8, 8, min.minimum) };
+    process.stderr.write('bench: full pass at concurrency 32...\n');
+    const c32 = runWorker({ ...base, db: join(dir, 'c32.db'), concurrency: 32 });
+    report.full.c32 = judge(c32, 32, min.minimum);
+
+    process.stderr.write('bench: naive sequential crawler (1 module, extrapolated)...\n');
+    const naive = runWorker({ ...base, db: join(dir, 'naive.db'), concurrency: 1, naive: true, maxModules: 1 });
+    const scale = min.shape.modules / Math.max(1, naive.modules);
+    report.naive = {
+      measuredModules: naive.modules,
+      requests: naive.requests,
+      wallMs: naive.wallMs,
+      extrapolatedRequests: Math.round(naive.requests * scale),
+      extrapolatedWallMs: Math.round(naive.wallMs * scale),
+      speedupAtC32: Math.round(((naive.wallMs * scale) / c32.wallMs) * 10) / 10,
+    };
+
+    process.stderr.write('bench: incremental after 50 mixed changes...\n');
+    const changes = await applyMixedChanges(emu.baseUrl, emu.apiKey, 50, 5);
+    const inc = runWorker({ ...base, full: false, db: join(dir, 'c32.db'), concurrency: 8 });
+    const target = 3 * (changes.writes + changes.collectionsOfTouched) + 4 * changes.workspaces;
+    const idle = runWorker({ ...base, full: false, db: join(dir, 'c32.db'), concurrency: 8 });
+    report.incremental = {
+      changes,
+      kind: inc.kind,
+      requests: inc.requests,
+      requestTarget: target,
+      ratioToFull: Math.round((inc.requests / c32.requests) * 10000) / 100 + '%',
+      wallMs: inc.wallMs,
+      nothingChanged: { kind: idle.kind, requests: idle.requests, perWorkspace: idle.requests / changes.workspaces, wallMs: idle.wallMs },
+    };
+  } finally {
+    await emu.stop();
+  }
+
+  process.stderr.write('bench: a seed twice as large (peak RSS)...\n');
+  emu = await startEmulatorChild(['--seed', 'large', '--modules', '40', '--latency-ms', String(LATENCY_MS)]);
+  try {
+    const twice = runWorker({ baseUrl: emu.baseUrl, apiKey: emu.apiKey, full: true, db: join(dir, 'twice.db'), concurrency: 32 });
+    report.peakRss = { largeMb: report.full.c32.peakRssMb, twiceAsLargeMb: twice.peakRssMb, twiceWallMs: twice.wallMs };
+  } finally {
+    await emu.stop();
+  }
+  rmSync(dir, { recursive: true, force: true });
+  process.stdout.write(`${JSON.stringify(report, null, 2)}\n`);
+}
+
+await main();
