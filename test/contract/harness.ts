@@ -144,6 +144,11 @@ export class Ctx {
     return id;
   }
 
+  /** A workspace the test created by hand, to delete when the target stops. */
+  trackWorkspace(id: string, actor: Actor): void {
+    this.owned.push({ id, actor });
+  }
+
   /** The test deleted this workspace itself. */
   forgetWorkspace(id: string): void {
     this.owned = this.owned.filter((o) => o.id !== id);

@@ -116,6 +116,18 @@ export const RecordValueSchema = z.looseObject({
 });
 export type RecordValue = z.infer<typeof RecordValueSchema>;
 
+/** The resolved references view: recordId -> columnId -> {items, display}. */
+export const ReferencesSchema = z.record(
+  z.string(),
+  z.record(
+    z.string(),
+    z.looseObject({
+      items: z.array(z.looseObject({ recordId: z.string(), name: z.string().nullish(), value: z.unknown() })),
+      display: z.unknown(),
+    }),
+  ),
+);
+
 export const AmendmentSchema = z.looseObject({
   _id: Id,
   record: Id,
