@@ -1,6 +1,8 @@
 // The whole client against small node:http fakes: faults, retries and their counting, 401
 // triage, hostile and malformed bodies, the in-flight bound, and the key never leaking.
 
+import { Writable } from 'node:stream';
+import { pino } from 'pino';
 import { afterEach, describe, expect, it } from 'vitest';
 import { WbsyncError } from '../domain/errors.js';
 import { createHttpClient, type HttpClientOptions } from './http-client.js';
@@ -306,5 +308,20 @@ describe('the key never leaks', () => {
         for (const t of texts) expect(t, `${name}: ${t}`).not.toContain(KEY);
       }
     }
+  });
+
+  it('not in log lines of retries', async () => {
+    let logged = '';
+    const sink = new Writable({
+      write(chunk: Buffer, _enc, cb) {
+        logged += chunk.toString();
+        cb();
+      },
+    });
+    const logger = pino({ level: 'debug' }, sink);
+    const { client } = await fake(failFirst(2, (_req, res) => sendJson(res, 503, { message: 'down' })), { logger });
+    await client.listRecords('c1');
+    expect(logged).toMatch(/request retry/);
+    expect(logged).not.toContain(KEY);
   });
 });

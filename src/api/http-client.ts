@@ -110,7 +110,8 @@ export function createHttpClient(opts: HttpClientOptions): ServiceClient {
   const put = <T>(t: string, p: Record<string, string>, body: unknown, d: (r: ApiResponse) => T, o?: CallOptions) =>
     call('PUT', t, p, d, { body, opts: o });
   const del = (t: string, p: Record<string, string>, o?: CallOptions): Promise<void> =>
-    call('DELETE', t, p, (r) => void decodeObject(r, s.AnyObjectSchema), { opts: o });
+    // A delete's answer carries nothing we keep; an empty 2xx body (a 204 behind a proxy) is fine.
+    call('DELETE', t, p, (r) => void (r.text.trim() === '' ? undefined : decodeObject(r, s.AnyObjectSchema)), { opts: o });
 
   const moduleOf = (ctx: n.NormaliseContext) => (res: ApiResponse) =>
     decodeOne(res, ['module'], s.ModuleSchema, (b, raw) => n.toModule(b, raw, ctx));

@@ -185,6 +185,8 @@ describe('normalisers accept both body shapes', () => {
     expect(`${lastRequest?.method} ${lastRequest?.url}`).toBe('DELETE /api/columns/col1');
     await answer({ message: 'gone' }, (c) => c.deleteValue('v1'));
     expect(lastRequest?.url).toBe('/api/record-values/v1');
+    await answer('', (c) => c.deleteAmendment('a1'));
+    expect(lastRequest?.url).toBe('/api/amendments/a1');
   });
 
   it('ids are URL-encoded into the path', async () => {
