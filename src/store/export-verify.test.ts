@@ -74,6 +74,20 @@ describe('export and verify', () => {
     }
   });
 
+  it('exports a consistent copy while another connection holds an uncommitted write', async () => {
+    const other = new Database(store.path);
+    try {
+      other.exec('BEGIN IMMEDIATE');
+      other.prepare(`UPDATE snapshot_runs SET status = 'failed' WHERE id = ?`).run(s2);
+      const out = path.join(tmp.dir, 'during-write.db');
+      await store.exportTo(out);
+      readCopy(out, (db) => expect(db.prepare('SELECT status FROM snapshots WHERE id = ?').pluck().get(s2)).toBe('complete'));
+    } finally {
+      other.exec('ROLLBACK');
+      other.close();
+    }
+  });
+
   it('exports the latest complete snapshot by default', async () => {
     const out = path.join(tmp.dir, 'latest.db');
     await store.exportTo(out);

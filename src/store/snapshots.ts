@@ -60,10 +60,19 @@ export class Snapshots {
     }
   }
 
-  /** Marks 'running' snapshots not held by `held` (this store's own) as failed. */
+  /**
+   * Marks 'running' snapshots as failed, except those `held` by this store and those whose owner
+   * is another live process on this host (a pass in progress there). Within this process, a
+   * snapshot not held by this store was left by a store that went away: interrupted.
+   */
   failInterrupted(held: ReadonlySet<number>): number[] {
-    const ids = (this.db.prepare(`SELECT id FROM snapshot_runs WHERE status = 'running' ORDER BY id`).pluck().all() as number[])
-      .filter((id) => !held.has(id));
+    const rows = this.db
+      .prepare(`SELECT id, owner_pid, owner_host FROM snapshot_runs WHERE status = 'running' ORDER BY id`)
+      .all() as Array<{ id: number; owner_pid: number | null; owner_host: string | null }>;
+    const ids = rows
+      .filter((r) => !held.has(r.id))
+      .filter((r) => r.owner_pid === process.pid || !ownerAlive(r.owner_pid, r.owner_host))
+      .map((r) => r.id);
     const mark = this.db.prepare(
       `UPDATE snapshot_runs SET status = 'failed', finished_at = ?,
          summary = json_set(summary, '$.interrupted', json('true')) WHERE id = ?`,

@@ -181,5 +181,11 @@ describe('versioned writes', () => {
     expect(store.failInterruptedSnapshots()).toEqual([orphan]);
     expect(store.getSnapshot(orphan)).toMatchObject({ status: 'failed', summary: { interrupted: true } });
     expect(store.getSnapshot(mine)!.status).toBe('running');
+    // another live process's pass (here: pid 1, always alive) is left alone
+    const foreign = openStore(store.path);
+    const theirs = foreign.beginSnapshot('full');
+    foreign.close();
+    store.db.prepare('UPDATE snapshot_runs SET owner_pid = 1 WHERE id = ?').run(theirs);
+    expect(store.failInterruptedSnapshots()).toEqual([]);
   });
 });
