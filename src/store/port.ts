@@ -177,6 +177,7 @@ export interface Store {
   exportTo(outPath: string, snapshotId?: number, opts?: { overwrite?: boolean }): Promise<void>;
   verify(): VerifyReport;
 
-  /** Raw handle for other stores in this folder (restore journal, daemon metrics). */
+  /** Raw handle for other stores in this folder (restore journal, daemon metrics). Do not write
+   * through it while an apply() is in flight: the write would join (and roll back with) the batch. */
   readonly db: import('better-sqlite3').Database;
 }
