@@ -114,8 +114,8 @@ export class Ctx {
       this.actors = [await this.identify(owner)];
       if (LIVE_KEY2) this.actors.push(await this.identify(new Actor(base, '', '', LIVE_KEY2, 'other')));
     } else {
-      this.emulator = await startEmulator({ dialect: this.target.dialect, seed: 'none', dbDownStallMs: DB_DOWN_STALL_MS });
-      const em = this.emulator;
+      const em = await startEmulator({ dialect: this.target.dialect, seed: 'none', dbDownStallMs: DB_DOWN_STALL_MS });
+      this.emulator = em;
       this.actors = em.users.map((u, i) => new Actor(em.baseUrl, u.id, u.email, u.apiKey, `users[${i}]`));
     }
     this.fixtureWs = await this.createWorkspace(this.owner, `wbsync contract ${this.target.label} ${Date.now()}`);

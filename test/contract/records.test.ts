@@ -4,7 +4,7 @@
 
 import { expect, it } from 'vitest';
 import { expectJsonError, expectMessage, expectObservedId, listed, written } from './expect-reply.js';
-import { mkBoard, mkCollection, mkColumn, mkModule, mkRecord, mkSubRecord, setCell } from './fixtures.js';
+import { mkBoard, mkCollection, mkColumn, mkModule, mkSubRecord, setCell } from './fixtures.js';
 import { contractSuite, covers, type Ctx } from './harness.js';
 import { ColumnSchema, RecordSchema, RecordValueSchema, type BoardRecord, type Column } from './schemas.js';
 
