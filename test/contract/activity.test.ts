@@ -123,11 +123,11 @@ contractSuite('activity', (ctx) => {
     const count = async (): Promise<number> => (await page(ctx, ws, { limit: 100 })).activities.length;
     const writes: Array<[string, () => Promise<unknown>]> = [
       ['complete', () => ctx.owner.send('PUT /records/{recordId}', { recordId: board.record._id }, { body: { isCompleted: true } })],
-      ['archive flag', () => ctx.owner.send('PUT /records/{recordId}', { recordId: board.record._id }, { body: { isArchived: true } })],
       ['amendment edit', () => ctx.owner.send('PUT /amendments/{amendmentId}', { amendmentId: note._id }, { body: { message: 'm' } })],
       ['workspace write', () => ctx.owner.send('PUT /workspaces/{id}', { id: ws }, { body: { description: 'd' } })],
       ['collection colour', () => ctx.owner.send('PUT /collections/{collectionId}', { collectionId: board.collection._id }, { body: { color: '#ABCDEF' } })],
       ['column width', () => ctx.owner.send('PUT /columns/{columnId}', { columnId: col._id }, { body: { width: 300 } })],
+      ['archive flag', () => ctx.owner.send('PUT /records/{recordId}', { recordId: board.record._id }, { body: { isArchived: true } })],
       ['automation create', () => ctx.owner.send('POST /automations/{moduleId}', { moduleId: board.module._id }, {
         body: { name: 'inert', trigger: { type: 'record_renamed' }, conditions: [], match: 'all', actions: [{ type: 'post_amendment', value: 'x' }] },
       })],

@@ -28,7 +28,7 @@ function declaredRoutes(): Map<string, string[]> {
 }
 
 /** Method + path of every row of the tables under "## Endpoints". */
-export function parseSpecEndpoints(markdown: string): string[] {
+function parseSpecEndpoints(markdown: string): string[] {
   const start = markdown.indexOf('\n## Endpoints');
   if (start < 0) throw new Error('spec has no "## Endpoints" section');
   const rest = markdown.slice(start + 1);
