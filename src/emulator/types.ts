@@ -54,6 +54,8 @@ export interface EmulatorUser {
   firstName: string;
   lastName: string;
   apiKey: string;
+  /** A session token accepted as `Authorization: Bearer <token>`; unaffected by key rotation. */
+  sessionToken: string;
 }
 
 export type FaultMode = 'status' | 'drop' | 'stall' | 'truncate';
