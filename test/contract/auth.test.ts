@@ -94,13 +94,16 @@ contractSuite('auth and refusals', (ctx) => {
   }
 
   it('unknown ids: spec 404; observed 404 "Board not found" for module ids, 400 "Invalid board id" for child ids', async () => {
-    covers('GET /collections/{moduleId}', 'GET /records/{collectionId}', 'GET /record-values/{recordId}', 'GET /amendments/{recordId}', 'PUT /columns/{columnId}', 'GET /workspaces/{id}');
+    covers('GET /collections/{moduleId}', 'GET /records/{collectionId}', 'GET /record-values/{recordId}', 'GET /amendments/{recordId}', 'PUT /columns/{columnId}');
     expectUnknownId(ctx, await ctx.owner.send('GET /collections/{moduleId}', { moduleId: UNKNOWN_ID }), 'module');
     expectUnknownId(ctx, await ctx.owner.send('GET /records/{collectionId}', { collectionId: UNKNOWN_ID }), 'child');
     expectUnknownId(ctx, await ctx.owner.send('GET /record-values/{recordId}', { recordId: UNKNOWN_ID }), 'child');
     expectUnknownId(ctx, await ctx.owner.send('GET /amendments/{recordId}', { recordId: UNKNOWN_ID }), 'child');
     expectUnknownId(ctx, await ctx.owner.send('PUT /columns/{columnId}', { columnId: UNKNOWN_ID }, { body: { name: 'x' } }), 'child');
-    if (ctx.spec) expectJsonError(await ctx.owner.send('GET /workspaces/{id}', { id: UNKNOWN_ID }), 404);
+    if (ctx.spec) {
+      covers('GET /workspaces/{id}');
+      expectJsonError(await ctx.owner.send('GET /workspaces/{id}', { id: UNKNOWN_ID }), 404);
+    }
   });
 
   it('malformed ids: spec 404; observed 400 for module and child ids, 500 for workspace ids', async () => {
