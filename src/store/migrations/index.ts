@@ -4,8 +4,9 @@ import { migration001 } from './001-snapshots.js';
 import { migration002 } from './002-entity-versions.js';
 import { migration003 } from './003-reporting-views.js';
 import { migration004 } from './004-search.js';
+import { migration005 } from './005-restore-journal.js';
 import type { Migration } from './types.js';
 
 export type { Migration } from './types.js';
 
-export const MIGRATIONS: readonly Migration[] = [migration001, migration002, migration003, migration004];
+export const MIGRATIONS: readonly Migration[] = [migration001, migration002, migration003, migration004, migration005];

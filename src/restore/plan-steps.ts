@@ -1,0 +1,103 @@
+// The restore plan's vocabulary: phases run in order; inside a phase, steps run concurrently
+// unless they share a `chain` (then one after another, in plan order). Every id a step names is an
+// OLD id, resolved through the journal's id map when the step runs.
+
+import type { AutomationInput, CreateColumnInput, UpdateColumnInput } from '../api/port.js';
+import type { Tag } from '../domain/entities.js';
+import type { Remappable } from './remap.js';
+
+export type CreateKind = 'module' | 'collection' | 'column' | 'record' | 'subrecord' | 'cell' | 'amendment' | 'automation';
+
+interface Base {
+  /** Unique in the plan; the journal marks steps done by it. */
+  key: string;
+  /** Steps sharing a chain run sequentially (an amendment thread keeps its order). */
+  chain?: string;
+}
+
+/** A step that creates one object; `oldId` becomes a row of the id map. */
+interface CreateBase extends Base {
+  kind: CreateKind;
+  oldId: string;
+}
+
+export type Step =
+  | (CreateBase & { op: 'createModule'; workspaceId: string; name: string; description?: string; tags: Tag[] })
+  | (Base & { op: 'updateModule'; module: string; body: { icon?: string; color?: string; visibility?: string } })
+  | (CreateBase & {
+      op: 'createCollection';
+      module: string;
+      body: { name: string; color?: string; position?: number };
+      /** Applied with a PUT when the created object differs (observed ignores create positions). */
+      then: { position?: number; isCollapsed?: boolean; color?: string };
+    })
+  | (CreateBase & { op: 'createColumn'; module: string; body: Remappable<CreateColumnInput>; then: ColumnThen })
+  | (CreateBase & { op: 'createRecord'; collection: string; name: string; then: { position?: number; isCompleted?: boolean } })
+  | (CreateBase & { op: 'createSubRecord'; parent: string; name: string; then: { position?: number; isCompleted?: boolean } })
+  /** Deletes sub-record columns the service seeded with the first sub-record (none in the snapshot). */
+  | (Base & { op: 'pruneSeededColumns'; module: string })
+  | (CreateBase & { op: 'createCell'; record: string; column: string; collection: string; module: string; workspaceId: string; value: Remappable<string> })
+  | (CreateBase & {
+      op: 'createAmendment';
+      record: string;
+      parent: string | null;
+      /** What the create sends (and what a lookup after an unknown outcome matches). */
+      message: string;
+      /** Set for notes that were edited: a PUT with this text makes the service flag `edited`. */
+      editTo?: string;
+    })
+  /** Rebuilds a tombstone: deleting a note that has live replies leaves one. */
+  | (Base & { op: 'deleteAmendment'; target: string })
+  | (Base & { op: 'archiveRecord'; target: string })
+  /** Read-modify-write of one member's grant set (PUT replaces the whole set). */
+  | (Base & { op: 'grantAccess'; workspaceId: string; userId: string; module: string })
+  | (CreateBase & { op: 'createAutomation'; module: string; body: Remappable<AutomationInput> });
+
+/** The port's update lacks isRequired/isHidden; the service's PUT takes them (observed and spec emulators). */
+export type ColumnThen = UpdateColumnInput & { isRequired?: boolean; isHidden?: boolean };
+
+export type StepOp = Step['op'];
+
+export interface Phase {
+  name: string;
+  steps: Step[];
+}
+
+export interface NotRestored {
+  entity: string;
+  id: string;
+  label: string;
+  reason: string;
+}
+
+export interface RestorePlan {
+  /** The module being restored (old id) and where it goes. */
+  moduleId: string;
+  moduleName: string;
+  targetWorkspaceId: string;
+  phases: Phase[];
+  /** Objects the plan creates, per entity. */
+  counts: Record<string, number>;
+  notRestored: NotRestored[];
+}
+
+export function allSteps(plan: RestorePlan): Step[] {
+  return plan.phases.flatMap((p) => p.steps);
+}
+
+/** Writes a step makes at most (creates + follow-up PUTs), for dry-run estimates. */
+export function stepWrites(s: Step): number {
+  switch (s.op) {
+    case 'createCollection':
+    case 'createColumn':
+    case 'createRecord':
+    case 'createSubRecord':
+      return Object.keys(s.then).length ? 2 : 1;
+    case 'createAmendment':
+      return s.editTo === undefined ? 1 : 2;
+    case 'pruneSeededColumns':
+      return 0;
+    default:
+      return 1;
+  }
+}

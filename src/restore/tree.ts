@@ -1,0 +1,92 @@
+// A module with everything in it, as one value: what diff compares and what restore plans from.
+// Read either from the store (the state as of a snapshot) or live (through the sync crawler, so
+// both sides come out of the very same normalisers).
+
+import type { Amendment, Automation, BoardRecord, Cell, Collection, Column, Member, Module } from '../domain/entities.js';
+import { isWbsyncError } from '../domain/errors.js';
+import type { ServiceClient } from '../api/port.js';
+import type { StateReader } from '../store/port.js';
+import { crawlModule } from '../sync/module-crawl.js';
+
+export interface ModuleTree {
+  module: Module;
+  collections: Collection[];
+  /** Both scopes. */
+  columns: Column[];
+  /** Records and sub-records, archived ones included when the source can see them. */
+  records: BoardRecord[];
+  cells: Cell[];
+  amendments: Amendment[];
+  /** Module-scope automations. */
+  automations: Automation[];
+  /** User ids holding an explicit grant on the module; null when the reader may not see grants. */
+  grants: string[] | null;
+}
+
+export function treeFromState(state: StateReader, moduleId: string): ModuleTree | null {
+  const module = state.module(moduleId);
+  if (!module) return null;
+  const grants = state
+    .moduleAccess(module.workspaceId)
+    .filter((a) => a.moduleId === moduleId && a.granted)
+    .map((a) => a.userId)
+    .sort();
+  return {
+    module,
+    collections: state.collections(moduleId),
+    columns: state.columns(moduleId),
+    records: state.records(moduleId),
+    cells: state.cells(moduleId),
+    amendments: state.amendments(moduleId),
+    automations: state.moduleAutomations(moduleId),
+    grants,
+  };
+}
+
+/** Explicit grants per user of a workspace, read live; null when the key may not read them. */
+export async function readGrantsLive(client: ServiceClient, workspaceId: string, members: Member[]): Promise<Map<string, Set<string>> | null> {
+  const out = new Map<string, Set<string>>();
+  try {
+    await Promise.all(
+      members.map(async (m) => {
+        const rows = await client.getModuleAccess(workspaceId, m.userId);
+        out.set(m.userId, new Set(rows.filter((r) => r.granted).map((r) => r.moduleId)));
+      }),
+    );
+  } catch (e) {
+    if (isWbsyncError(e) && e.code === 'forbidden') return null;
+    throw e;
+  }
+  return out;
+}
+
+export function grantsOf(moduleId: string, grants: Map<string, Set<string>> | null): string[] | null {
+  if (!grants) return null;
+  return [...grants.entries()].filter(([, ids]) => ids.has(moduleId)).map(([u]) => u).sort();
+}
+
+/**
+ * Reads a module live with the sync crawler. `known` (a snapshot's state) lets the crawler tell
+ * archived records (still answering by id) from deleted ones; records archived before are not
+ * listable live and so are absent here.
+ */
+export async function treeFromLive(
+  client: ServiceClient,
+  module: Module,
+  known: StateReader | null,
+  grants: Map<string, Set<string>> | null,
+): Promise<ModuleTree> {
+  const res = await crawlModule(client, module, known, { mode: 'full', namedRecords: new Set() });
+  const up = res.batch.upserts ?? {};
+  const gone = new Set((res.batch.gone ?? []).map((g) => g.id));
+  return {
+    module,
+    collections: up.collections ?? [],
+    columns: up.columns ?? [],
+    records: (up.records ?? []).filter((r) => !gone.has(r.id)),
+    cells: up.cells ?? [],
+    amendments: up.amendments ?? [],
+    automations: up.automations ?? [],
+    grants: grantsOf(module.id, grants),
+  };
+}
