@@ -1,0 +1,172 @@
+// `wbsync daemon` wired together: the lock, the store, the client, the health server and the
+// scheduler; runs until the signal aborts, then stops in order within the shutdown deadline.
+
+import { createHttpClient } from '../api/http-client.js';
+import type { ServiceClient } from '../api/port.js';
+import { requireService, type LoadedConfig } from '../config/load.js';
+import type { Logger } from '../config/logger.js';
+import { openStore } from '../store/index.js';
+import type { Store } from '../store/port.js';
+import { cronIntervalMs } from './cron-interval.js';
+import { PassMetrics } from './daemon-metrics.js';
+import { readDbFigures, type DbFigures } from './db-figures.js';
+import { HealthState } from './health-state.js';
+import { parseListen, startHealthServer, type HealthServer } from './health-server.js';
+import { acquireLock, type DbLock } from './lock.js';
+import { renderMetrics } from './metrics.js';
+import { createPassRunner } from './pass-runner.js';
+import { createRateLimitedLog } from './rate-limited-log.js';
+import { createScheduler, type CronPort } from './scheduler.js';
+
+export interface DaemonOptions {
+  loaded: LoadedConfig;
+  logger: Logger;
+  /** Aborts on SIGTERM/SIGINT. */
+  signal: AbortSignal;
+  /** How long a pass in flight may take to stop before the database is closed under it. */
+  stopDeadlineMs?: number;
+  cron?: CronPort;
+  now?: () => number;
+}
+
+export interface DaemonSummary {
+  passes: number;
+  lastSuccess: string | null;
+}
+
+const STALE_AFTER_INTERVALS = 3;
+
+function waitForAbort(signal: AbortSignal): Promise<void> {
+  if (signal.aborted) return Promise.resolve();
+  return new Promise((resolve) => signal.addEventListener('abort', () => resolve(), { once: true }));
+}
+
+async function withDeadline<T>(p: Promise<T>, ms: number): Promise<boolean> {
+  let timer: NodeJS.Timeout | undefined;
+  const timeout = new Promise<false>((resolve) => (timer = setTimeout(() => resolve(false), ms)));
+  try {
+    return await Promise.race([p.then(() => true as const), timeout]);
+  } finally {
+    clearTimeout(timer);
+  }
+}
+
+export async function runDaemon(opts: DaemonOptions): Promise<DaemonSummary> {
+  const { loaded, logger, signal } = opts;
+  const now = opts.now ?? Date.now;
+  const { config } = loaded;
+  // Read once: a rotated key shows as 'authentication failed' until the daemon is restarted.
+  const { baseUrl, apiKey } = requireService(loaded);
+  const intervalMs = cronIntervalMs(config.schedule.incremental);
+  const limited = createRateLimitedLog(logger);
+
+  const lock: DbLock | null = config.db === ':memory:' ? null : acquireLock(config.db, { logger });
+  let store: Store | undefined;
+  let client: ServiceClient | undefined;
+  let server: HealthServer | undefined;
+  try {
+    store = openStore(config.db);
+    const openedStore = store;
+    client = createHttpClient({
+      baseUrl,
+      apiKey,
+      concurrency: config.http.concurrency,
+      timeoutMs: config.http.timeoutMs,
+      retries: config.http.retries,
+      // Not the logger: one warn line per retried request would flood the log during an outage.
+      onRetry: (r) => limited.log('warn', { endpoint: r.endpoint, reason: r.reason, status: r.status }, 'request retry', `retry: ${r.reason}`),
+    });
+    const openedClient = client;
+    const health = new HealthState(STALE_AFTER_INTERVALS * intervalMs);
+    const metrics = new PassMetrics();
+    // Re-read after each pass only (see db-figures.ts); scrapes use this copy.
+    const cache: { figures: DbFigures | null } = { figures: null };
+    const refreshFigures = (): void => {
+      try {
+        cache.figures = readDbFigures(openedStore);
+      } catch (e) {
+        limited.log('warn', { err: String(e) }, 'could not read database figures for /metrics');
+      }
+    };
+    refreshFigures();
+    const seeded = cache.figures?.latestComplete?.finishedAtMs;
+    if (seeded) health.seedLastSuccess(seeded);
+
+    const scheduler = createScheduler({
+      incremental: config.schedule.incremental,
+      full: config.schedule.full,
+      logger,
+      cron: opts.cron,
+      now,
+      run: createPassRunner({
+        client,
+        store,
+        logger,
+        limited,
+        health,
+        metrics,
+        signal,
+        include: config.workspaces.include,
+        exclude: config.workspaces.exclude,
+        afterPass: refreshFigures,
+        now,
+      }),
+    });
+
+    const { host, port } = parseListen(config.daemon.listen);
+    server = await startHealthServer({
+      host,
+      port,
+      health: () => health.report(now()),
+      metrics: () => {
+        const t = now();
+        const report = health.report(t);
+        return renderMetrics(
+          metrics.families({
+            nowMs: t,
+            healthy: report.httpStatus === 200,
+            passRunning: scheduler.running() !== null,
+            lastSuccessMs: report.body.lastSuccess === null ? null : Date.parse(report.body.lastSuccess),
+            requests: openedClient.stats(),
+            db: cache.figures,
+          }),
+        );
+      },
+    });
+    logger.info({ address: server.address }, 'listening');
+    logger.info(
+      { db: openedStore.path, incremental: config.schedule.incremental, full: config.schedule.full, staleAfterS: Math.round((STALE_AFTER_INTERVALS * intervalMs) / 1000), pid: process.pid },
+      'daemon started',
+    );
+
+    if (!signal.aborted) {
+      scheduler.start();
+      // An empty database gets its full pass at once; otherwise catch up on what happened while
+      // the daemon was down, which also establishes health without waiting for the first tick.
+      if (openedStore.latestCompleteSnapshot() === null) scheduler.trigger('full', 'first start: no complete snapshot');
+      else scheduler.trigger('incremental', 'catch-up at start');
+    }
+
+    await waitForAbort(signal);
+    logger.info({ reason: String(signal.reason ?? 'signal') }, 'stopping');
+    scheduler.stop();
+    const running = scheduler.running();
+    if (running) {
+      const stopped = await withDeadline(scheduler.idle(), opts.stopDeadlineMs ?? 8_000);
+      if (!stopped) logger.warn({ kind: running.kind }, 'the pass did not stop in time; closing the database (its open transaction rolls back)');
+    }
+    const report = health.report(now());
+    return { passes: metrics.total(), lastSuccess: report.body.lastSuccess };
+  } finally {
+    await server?.close().catch(() => undefined);
+    try {
+      store?.close();
+    } catch (e) {
+      logger.warn({ err: String(e) }, 'closing the database failed');
+    }
+    if (client) await withDeadline(client.close(), 1_000).catch(() => false);
+    lock?.release();
+    limited.flush();
+    logger.info({}, 'stopped');
+  }
+}

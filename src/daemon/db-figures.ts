@@ -1,0 +1,41 @@
+// Figures for /metrics read from the database: rows per reporting view, the newest activity row,
+// the stored cursors. Read between passes only (an apply in flight yields mid-transaction, and a
+// read then would see half a batch), and cached until the next pass ends.
+
+import type { Store } from '../store/port.js';
+
+export const REPORTING_VIEWS = ['workspaces', 'members', 'modules', 'collections', 'columns', 'records', 'cells', 'amendments', 'automations', 'activity'] as const;
+
+export interface DbFigures {
+  rows: Record<string, number>;
+  newestActivityMs: number | null;
+  /** workspace id -> the time its cursor points at */
+  cursorsMs: Record<string, number>;
+  latestComplete: { id: number; finishedAtMs: number | null } | null;
+}
+
+function parseTime(iso: string | null | undefined): number | null {
+  if (!iso) return null;
+  const t = Date.parse(iso);
+  return Number.isFinite(t) ? t : null;
+}
+
+export function readDbFigures(store: Store): DbFigures {
+  const rows: Record<string, number> = {};
+  for (const v of REPORTING_VIEWS) rows[v] = store.db.prepare(`SELECT count(*) FROM "${v}"`).pluck().get() as number;
+  const newest = store.db.prepare('SELECT max(created_at) FROM activity').pluck().get() as string | null;
+  const cursorsMs: Record<string, number> = {};
+  const workspaceIds = store.db.prepare('SELECT id FROM workspaces').pluck().all() as string[];
+  for (const id of workspaceIds) {
+    const t = parseTime(store.getCursor(id)?.cursor);
+    if (t !== null) cursorsMs[id] = t;
+  }
+  const latestId = store.latestCompleteSnapshot();
+  const latest = latestId === null ? null : store.getSnapshot(latestId);
+  return {
+    rows,
+    newestActivityMs: parseTime(newest),
+    cursorsMs,
+    latestComplete: latest ? { id: latest.id, finishedAtMs: parseTime(latest.finishedAt) } : null,
+  };
+}

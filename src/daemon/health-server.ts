@@ -1,0 +1,80 @@
+// GET /healthz and GET /metrics on daemon.listen, with node:http; nothing else is served.
+// Handlers are synchronous reads of state kept by the daemon, so a scrape never touches the
+// service or waits for a pass.
+
+import { createServer, type IncomingMessage, type ServerResponse } from 'node:http';
+import type { AddressInfo } from 'node:net';
+import { WbsyncError } from '../domain/errors.js';
+import { METRICS_CONTENT_TYPE } from './metrics.js';
+
+export interface HealthServerOptions {
+  host: string;
+  port: number;
+  health(): { httpStatus: number; body: unknown };
+  metrics(): string;
+}
+
+export interface HealthServer {
+  /** host:port actually bound (port 0 resolves to the chosen one). */
+  address: string;
+  port: number;
+  close(): Promise<void>;
+}
+
+export function parseListen(listen: string): { host: string; port: number } {
+  const i = listen.lastIndexOf(':');
+  return { host: listen.slice(0, i), port: Number(listen.slice(i + 1)) };
+}
+
+function reply(res: ServerResponse, status: number, type: string, body: string, head: boolean): void {
+  res.writeHead(status, { 'content-type': type, 'content-length': Buffer.byteLength(body), 'cache-control': 'no-store' });
+  res.end(head ? undefined : body);
+}
+
+function handle(opts: HealthServerOptions, req: IncomingMessage, res: ServerResponse): void {
+  const path = (req.url ?? '/').split('?')[0];
+  const known = path === '/healthz' || path === '/metrics';
+  if (!known) return reply(res, 404, 'text/plain; charset=utf-8', 'not found: try /healthz or /metrics\n', req.method === 'HEAD');
+  if (req.method !== 'GET' && req.method !== 'HEAD') {
+    res.setHeader('allow', 'GET, HEAD');
+    return reply(res, 405, 'text/plain; charset=utf-8', 'method not allowed\n', false);
+  }
+  try {
+    if (path === '/healthz') {
+      const h = opts.health();
+      return reply(res, h.httpStatus, 'application/json; charset=utf-8', `${JSON.stringify(h.body)}\n`, req.method === 'HEAD');
+    }
+    return reply(res, 200, METRICS_CONTENT_TYPE, opts.metrics(), req.method === 'HEAD');
+  } catch (e) {
+    return reply(res, 500, 'text/plain; charset=utf-8', `internal error: ${(e as Error).message}\n`, false);
+  }
+}
+
+export function startHealthServer(opts: HealthServerOptions): Promise<HealthServer> {
+  const server = createServer((req, res) => handle(opts, req, res));
+  // Scrapers keep connections alive; do not let one idle socket hold a shutdown.
+  server.keepAliveTimeout = 5_000;
+  return new Promise((resolve, reject) => {
+    server.once('error', (e: NodeJS.ErrnoException) => {
+      reject(
+        new WbsyncError('config', `daemon.listen: cannot listen on ${opts.host}:${opts.port} (${e.code ?? e.message})`, {
+          hint: e.code === 'EADDRINUSE' ? 'another process uses that port; set daemon.listen to a free host:port' : 'set daemon.listen to a local address, e.g. 127.0.0.1:9464',
+          cause: e,
+        }),
+      );
+    });
+    server.listen(opts.port, opts.host, () => {
+      const a = server.address() as AddressInfo;
+      const host = a.family === 'IPv6' ? `[${a.address}]` : a.address;
+      resolve({
+        address: `${host}:${a.port}`,
+        port: a.port,
+        close: () =>
+          new Promise<void>((done) => {
+            server.close(() => done());
+            server.closeAllConnections();
+          }),
+      });
+    });
+  });
+}

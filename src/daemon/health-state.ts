@@ -1,0 +1,98 @@
+// The daemon's health, as /healthz reports it: healthy while the last pass succeeded and is recent
+// (within `staleAfterMs`, three incremental intervals), else unhealthy with a reason. A refused
+// key ('auth') and an outage ('unreachable') are told apart: only the first needs a new key.
+
+export interface PassSummary {
+  snapshot: number | null;
+  kind: 'full' | 'incremental';
+  status: 'complete' | 'failed';
+  counts: Record<string, number>;
+  requests: number;
+  durationMs: number;
+  finishedAt: string;
+  /** Parts (workspaces, modules) that failed inside a completed pass. */
+  failures: number;
+}
+
+export interface HealthError {
+  code: string;
+  message: string;
+  at: string;
+}
+
+export interface HealthBody {
+  status: 'ok' | 'unhealthy' | 'starting';
+  reason: string | null;
+  lastSuccess: string | null;
+  lastError: HealthError | null;
+  lastPass: PassSummary | null;
+}
+
+export interface HealthReport {
+  httpStatus: 200 | 503;
+  body: HealthBody;
+}
+
+export const REASON_AUTH = 'authentication failed';
+export const REASON_OUTAGE = 'service unreachable';
+
+/** What a failed pass means for health. */
+export function failureReason(code: string, message: string): string {
+  if (code === 'auth') return REASON_AUTH;
+  if (code === 'unreachable') return REASON_OUTAGE;
+  return `last pass failed: ${message}`;
+}
+
+export class HealthState {
+  private lastPass: PassSummary | null = null;
+  private lastSuccessMs: number | null = null;
+  private lastError: HealthError | null = null;
+  /** Why the last pass failed; null after a success. */
+  private failure: string | null = null;
+
+  constructor(private readonly staleAfterMs: number) {}
+
+  /** From the database at start: the latest complete snapshot's finish time, if any. */
+  seedLastSuccess(finishedAtMs: number): void {
+    this.lastSuccessMs = finishedAtMs;
+  }
+
+  /** Returns `recoveredFrom` when this success ends an unhealthy spell (for the "recovered" log). */
+  passSucceeded(pass: PassSummary, atMs: number): { recoveredFrom: string | null } {
+    const recoveredFrom = this.failure;
+    this.lastPass = pass;
+    this.lastSuccessMs = atMs;
+    this.failure = null;
+    return { recoveredFrom };
+  }
+
+  /** Returns whether the reason changed (a new spell, worth a log line of its own). */
+  passFailed(err: { code: string; message: string }, atMs: number, pass: PassSummary | null): { reason: string; changed: boolean } {
+    const reason = failureReason(err.code, err.message);
+    const changed = reason !== this.failure;
+    this.failure = reason;
+    this.lastError = { code: err.code, message: err.message, at: new Date(atMs).toISOString() };
+    if (pass) this.lastPass = pass;
+    return { reason, changed };
+  }
+
+  healthy(nowMs: number): boolean {
+    return this.report(nowMs).httpStatus === 200;
+  }
+
+  report(nowMs: number): HealthReport {
+    const base = {
+      lastSuccess: this.lastSuccessMs === null ? null : new Date(this.lastSuccessMs).toISOString(),
+      lastError: this.lastError,
+      lastPass: this.lastPass,
+    };
+    const unhealthy = (status: 'unhealthy' | 'starting', reason: string): HealthReport => ({ httpStatus: 503, body: { status, reason, ...base } });
+    if (this.failure !== null) return unhealthy('unhealthy', this.failure);
+    if (this.lastSuccessMs === null) return unhealthy('starting', 'no successful pass yet');
+    const age = nowMs - this.lastSuccessMs;
+    if (age > this.staleAfterMs) {
+      return unhealthy('unhealthy', `last success is ${Math.round(age / 1000)} s old (limit ${Math.round(this.staleAfterMs / 1000)} s: three incremental intervals)`);
+    }
+    return { httpStatus: 200, body: { status: 'ok', reason: null, ...base } };
+  }
+}
