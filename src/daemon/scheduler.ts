@@ -85,8 +85,13 @@ export function createScheduler(opts: SchedulerOptions): Scheduler {
     let settle!: () => void;
     const done = new Promise<void>((resolve) => (settle = resolve));
     current = { kind, reason, since: now(), done };
-    void Promise.resolve()
-      .then(() => opts.run(kind, reason))
+    let pass: Promise<void>;
+    try {
+      pass = Promise.resolve(opts.run(kind, reason));
+    } catch (e) {
+      pass = Promise.reject(e);
+    }
+    void pass
       .catch((e: unknown) => opts.logger.error({ kind, err: String(e) }, 'pass runner threw'))
       .finally(() => {
         current = null;
