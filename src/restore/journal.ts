@@ -197,3 +197,14 @@ export function idMapOf(db: Database.Database, runId: number): Map<string, strin
   const rows = db.prepare('SELECT old_id, new_id FROM restore_ids WHERE run_id = ? AND new_id IS NOT NULL').all(runId) as { old_id: string; new_id: string }[];
   return new Map(rows.map((r) => [r.old_id, r.new_id]));
 }
+
+/** Old → new ids of every complete module run whose copy is among `liveModuleIds`. */
+export function restoredIdMap(db: Database.Database, liveModuleIds: ReadonlySet<string>): Map<string, string> {
+  const out = new Map<string, string>();
+  // Oldest first, so a later restore of the same module wins.
+  for (const r of listRuns(db).reverse()) {
+    if (r.kind !== 'module' || r.status !== 'complete' || !r.newModuleId || !liveModuleIds.has(r.newModuleId)) continue;
+    for (const [o, n] of idMapOf(db, r.id)) out.set(o, n);
+  }
+  return out;
+}

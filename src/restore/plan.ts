@@ -4,6 +4,7 @@
 // automations last so they cannot fire on the restore's own writes.
 
 import type { Amendment, BoardRecord, Column } from '../domain/entities.js';
+import { cellData, translateIds } from './diff.js';
 import { threadOrder } from './diff-match.js';
 import type { ColumnThen, NotRestored, Phase, RestorePlan, Step } from './plan-steps.js';
 import { remappable, remappableCell, targetModules } from './remap.js';
@@ -20,6 +21,8 @@ export interface PlanInput {
   memberIds: ReadonlySet<string>;
   /** Display names of authors, for the attribution line. */
   userNames?: ReadonlyMap<string, string>;
+  /** Old → new ids of modules restored earlier (their journals): ids naming them follow the copy. */
+  restoredIds?: ReadonlyMap<string, string>;
   /** config.restore.attribution: {author} and {createdAt} filled in; '' adds nothing. */
   attribution: string;
 }
@@ -68,6 +71,14 @@ export function planRestore(input: PlanInput): RestorePlan {
   };
 
   const internal = new Set<string>([mod.id, ...tree.collections.map((c) => c.id), ...tree.columns.map((c) => c.id), ...tree.records.map((r) => r.id)]);
+  // Ids of other modules restored earlier point at their restored copies, not at the dead originals.
+  // This module's own ids always map to the copy being made, never to an earlier copy.
+  const extMap = new Map([...(input.restoredIds ?? [])].filter(([old]) => !internal.has(old)));
+  const ext = <T>(v: T): T => (extMap.size ? (translateIds(v, extMap) as T) : v);
+  const extCell = (v: string): string => {
+    const data = cellData(v);
+    return typeof data === 'string' || data === null ? ext(v) : JSON.stringify(ext(data));
+  };
   const moduleName = (id: string): string => input.moduleNames?.get(id) ?? id;
   const foreignModules = (v: unknown): string[] => targetModules(v).filter((m) => !internal.has(m) && !input.liveModuleIds.has(m));
 
@@ -101,10 +112,11 @@ export function planRestore(input: PlanInput): RestorePlan {
       tiers.length > 1 ? `columns (tier ${i + 1})` : 'columns',
       tier.map((c) => {
         count('columns');
-        for (const m of foreignModules(c.settings)) {
+        const settings = ext(c.settings);
+        for (const m of foreignModules(settings)) {
           notRestored.push({ entity: 'column', id: c.id, label: c.name, reason: `settings name module ${moduleName(m)} (${m}), which is not live: kept as is (restore that module and fix the column)` });
         }
-        const body = { name: c.name, type: c.type, scope: c.scope, ...(c.settings && Object.keys(c.settings).length ? { settings: c.settings } : {}) };
+        const body = { name: c.name, type: c.type, scope: c.scope, ...(settings && Object.keys(settings).length ? { settings } : {}) };
         const then: ColumnThen = {};
         if (c.width !== null) then.width = c.width;
         if (c.position !== null) then.position = c.position;
@@ -168,9 +180,9 @@ export function planRestore(input: PlanInput): RestorePlan {
       if (c.value === null) return [];
       const collection = rec.collectionId ?? recordsById.get(rec.parentRecordId ?? '')?.collectionId ?? null;
       if (!collection) return [];
-      const value = remappableCell(c.value, internal);
+      const value = remappableCell(col.type === 'relation' ? extCell(c.value) : c.value, internal);
       if (col.type === 'relation') {
-        for (const m of foreignModules(col.settings)) {
+        for (const m of foreignModules(ext(col.settings))) {
           notRestored.push({ entity: 'cell', id: c.id, label, reason: `relation into module ${moduleName(m)} (${m}), which is not live: record ids kept as they were` });
         }
       }
@@ -236,10 +248,10 @@ export function planRestore(input: PlanInput): RestorePlan {
     'automations',
     tree.automations.map((a) => {
       count('automations');
-      for (const m of foreignModules(a.actions)) {
+      for (const m of foreignModules(ext(a.actions))) {
         notRestored.push({ entity: 'automation', id: a.id, label: a.name, reason: `an action names module ${moduleName(m)} (${m}), which is not live: kept as is` });
       }
-      const body = { name: a.name, trigger: a.trigger, conditions: a.conditions, match: a.match, actions: a.actions, isActive: a.isActive };
+      const body = ext({ name: a.name, trigger: a.trigger, conditions: a.conditions, match: a.match, actions: a.actions, isActive: a.isActive });
       return { op: 'createAutomation', kind: 'automation', key: `automation:${a.id}`, oldId: a.id, module: mod.id, body: remappable(body, internal) } satisfies Step;
     }),
   );

@@ -12,7 +12,7 @@ import type { Member } from '../domain/entities.js';
 import { WbsyncError, isWbsyncError } from '../domain/errors.js';
 import type { Store } from '../store/port.js';
 import { applyPlan } from './apply.js';
-import { RunJournal, latestRun, startRun } from './journal.js';
+import { RunJournal, latestRun, restoredIdMap, startRun } from './journal.js';
 import { planRestore } from './plan.js';
 import { stepWrites, type NotRestored, type RestorePlan } from './plan-steps.js';
 import { pauseRecipes, reactivateRecipes } from './pause.js';
@@ -167,6 +167,7 @@ export async function restoreModule(deps: RestoreDeps, opts: RestoreModuleOption
     tree,
     targetWorkspaceId: target,
     liveModuleIds: new Set(liveTarget.map((m) => m.id)),
+    restoredIds: restoredIdMap(store.db, new Set(liveTarget.map((m) => m.id))),
     moduleNames: new Map(state.modules(sourceWs).map((m) => [m.id, m.name])),
     memberIds: new Set(members.map((m) => m.userId)),
     userNames: new Map(state.members(sourceWs).map((m) => [m.userId, displayName(m)])),
