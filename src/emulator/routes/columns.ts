@@ -2,7 +2,7 @@
 // reference settings. Observed: missing type -> text, position 0, status options defaulted.
 
 import { Body } from '../body.js';
-import type { Json, ModuleDoc, StatusOptionDoc } from '../docs.js';
+import type { Json, StatusOptionDoc } from '../docs.js';
 import { fail } from '../http-reply.js';
 import type { RouteDef } from '../router.js';
 import { SUBRECORD_SEED_STATUS } from '../writes-records.js';
@@ -44,7 +44,7 @@ function readStatusOptions(w: World, b: Body): StatusOptionDoc[] | undefined {
   return out;
 }
 
-function readSettings(w: World, b: Body, type: string, mod: ModuleDoc): { [key: string]: Json } | undefined {
+function readSettings(w: World, b: Body, type: string): { [key: string]: Json } | undefined {
   const raw = b.jsonCopy('settings');
   if (raw === undefined || raw === null) {
     if (!w.rules.observed && type === 'relation') throw fail(400, 'settings.targetModule is required for relation columns');
@@ -52,14 +52,13 @@ function readSettings(w: World, b: Body, type: string, mod: ModuleDoc): { [key: 
   }
   if (typeof raw !== 'object' || Array.isArray(raw)) throw fail(400, 'settings must be an object');
   if (w.rules.observed) return raw;
-  if (type === 'relation') {
-    const target = typeof raw.targetModule === 'string' ? w.state.liveModule(raw.targetModule) : undefined;
-    if (!target || target.workspace !== mod.workspace) throw fail(400, 'settings.targetModule must be a board of this workspace');
+  // Shapes only: a restore may point at boards or columns that are recreated later, so ids are
+  // not required to resolve (the deployed server does not check them either).
+  if (type === 'relation' && (typeof raw.targetModule !== 'string' || raw.targetModule === '')) {
+    throw fail(400, 'settings.targetModule is required for relation columns');
   }
   if (type === 'reference') {
-    const via = typeof raw.via === 'string' ? w.state.liveColumn(raw.via) : undefined;
-    if (!via || via.module !== mod._id || via.type !== 'relation') throw fail(400, 'settings.via must be a relation column of this board');
-    if (typeof raw.field !== 'string') throw fail(400, 'settings.field is required for reference columns');
+    if (typeof raw.via !== 'string' || typeof raw.field !== 'string') throw fail(400, 'settings.via and settings.field are required for reference columns');
     if (raw.aggregate !== undefined && (typeof raw.aggregate !== 'string' || !AGGREGATES.has(raw.aggregate))) {
       throw fail(400, 'settings.aggregate must be one of list, count, sum, avg, min, max');
     }
@@ -104,7 +103,7 @@ export const columnRoutes: RouteDef[] = [
         isRequired: b.optionalBoolean('isRequired'),
         isHidden: b.optionalBoolean('isHidden'),
         statusOptions,
-        settings: readSettings(w, b, type, mod),
+        settings: readSettings(w, b, type),
       });
       return ok(w.rules.wrap('column', w.ser.column(doc), 'Column created successfully', true), 201);
     },
