@@ -11,9 +11,11 @@ const MINUTE = 60_000;
 const ROTATE_KEY = process.env.WBSYNC_LIVE_ROTATE_KEY;
 
 /** The user whose key the rotation tests may burn: users[2] on the emulator. */
+let liveRotator: Actor | undefined;
 function rotator(ctx: Ctx): Actor {
   if (ctx.isEmulator) return ctx.third;
-  return new Actor(ctx.owner.baseUrl, '', '', String(ROTATE_KEY), 'rotation user');
+  liveRotator ??= new Actor(ctx.owner.baseUrl, '', '', String(ROTATE_KEY), 'rotation user');
+  return liveRotator;
 }
 
 function expectKeyShape(ctx: Ctx, body: Body): string {

@@ -50,7 +50,13 @@ contractSuite('bad input', (ctx) => {
   async function probe(cases: Array<[string, () => Promise<Reply>, (r: Reply) => Verdict]>): Promise<void> {
     const problems: string[] = [];
     for (const [label, send, judge] of cases) {
-      const r = await send();
+      let r: Reply;
+      try {
+        r = await send();
+      } catch (err) {
+        problems.push(`${label}: no HTTP answer: ${String(err)}`);
+        continue;
+      }
       if (label.startsWith('POST /workspaces') && is2xx(r.status)) adoptWorkspace(r);
       const verdict = judge(r);
       if (verdict) problems.push(`${label}: ${verdict}`);
