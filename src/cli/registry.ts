@@ -1,10 +1,11 @@
 // Every command of the CLI, in help order.
 
 import type { Command } from './command.js';
+import { daemonCommand } from './commands/daemon.js';
 import { emulatorCommand } from './commands/emulator.js';
 import { exportCommand } from './commands/export.js';
 import { snapshotsCommand } from './commands/snapshots.js';
 import { syncCommand } from './commands/sync.js';
 import { verifyCommand } from './commands/verify.js';
 
-export const COMMANDS: Command[] = [syncCommand, snapshotsCommand, exportCommand, verifyCommand, emulatorCommand];
+export const COMMANDS: Command[] = [syncCommand, daemonCommand, snapshotsCommand, exportCommand, verifyCommand, emulatorCommand];
