@@ -5,7 +5,8 @@ import type { ColumnDoc, ModuleDoc, RecordDoc, UserDoc, WorkspaceDoc } from './d
 import { EmulatorClockImpl } from './emulator-clock.js';
 import type { Dialect, SeedName } from './types.js';
 import { createRecord } from './writes-records.js';
-import { createCollection, createColumn, createModule, createWorkspace } from './writes-structure.js';
+import { createCollection, createColumn } from './writes-board.js';
+import { createModule, createWorkspace } from './writes-structure.js';
 import { personActor, type World } from './world.js';
 
 export interface TestBoard {

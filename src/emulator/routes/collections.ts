@@ -3,7 +3,7 @@
 
 import { Body } from '../body.js';
 import type { RouteDef } from '../router.js';
-import { createCollection, deleteCollection, updateCollection } from '../writes-structure.js';
+import { createCollection, deleteCollection, updateCollection } from '../writes-board.js';
 import { personActor } from '../world.js';
 import { listReply, ok } from './helpers.js';
 

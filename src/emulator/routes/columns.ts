@@ -6,7 +6,7 @@ import type { Json, StatusOptionDoc } from '../docs.js';
 import { fail } from '../http-reply.js';
 import type { RouteDef } from '../router.js';
 import { SUBRECORD_SEED_STATUS } from '../writes-records.js';
-import { createColumn, deleteColumn, updateColumn } from '../writes-structure.js';
+import { createColumn, deleteColumn, updateColumn } from '../writes-board.js';
 import { personActor, type World } from '../world.js';
 import { listReply, ok } from './helpers.js';
 

@@ -8,7 +8,7 @@ import { fail } from '../http-reply.js';
 import type { RouteDef } from '../router.js';
 import { sortByPosition } from '../state.js';
 import { createRecord, deleteRecord, SUBRECORD_SEED_STATUS, updateRecord, type RecordPatch } from '../writes-records.js';
-import { seedSubrecordColumns } from '../writes-structure.js';
+import { seedSubrecordColumns } from '../writes-board.js';
 import { personActor } from '../world.js';
 import { listReply, ok } from './helpers.js';
 

@@ -5,15 +5,8 @@
 import type { AutomationDoc, ColumnDoc, Json, ModuleDoc, RecordDoc, UserDoc } from '../docs.js';
 import { createRecord, deleteRecord, setCell, updateRecord } from '../writes-records.js';
 import { deleteAmendment, postAmendment } from '../writes-notes.js';
-import {
-  addMembership,
-  createCollection,
-  createColumn,
-  createModule,
-  createWorkspace,
-  setGrants,
-  type ColumnInput,
-} from '../writes-structure.js';
+import { createCollection, createColumn, type ColumnInput } from '../writes-board.js';
+import { addMembership, createModule, createWorkspace, setGrants } from '../writes-structure.js';
 import type { Actor, World } from '../world.js';
 import { sampleValue } from './values.js';
 

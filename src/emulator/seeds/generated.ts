@@ -5,7 +5,8 @@ import type { ColumnDoc, RecordDoc, UserDoc } from '../docs.js';
 import type { SeedParams } from '../types.js';
 import { createRecord, setCell, updateRecord } from '../writes-records.js';
 import { postAmendment } from '../writes-notes.js';
-import { addMembership, createCollection, createColumn, createModule, createWorkspace } from '../writes-structure.js';
+import { createCollection, createColumn } from '../writes-board.js';
+import { addMembership, createModule, createWorkspace } from '../writes-structure.js';
 import type { Actor, World } from '../world.js';
 import { sampleValue } from './values.js';
 
