@@ -11,10 +11,7 @@ export async function runEmulatorCommand(opts: EmulatorOptions, stdout: NodeJS.W
     users: emu.users.map((u) => ({ id: u.id, email: u.email, apiKey: u.apiKey })),
   };
   stdout.write(JSON.stringify(ready) + '\n');
-  let stopping = false;
   const shutdown = (): void => {
-    if (stopping) return;
-    stopping = true;
     emu.stop().then(
       () => process.exit(0),
       () => process.exit(0),
@@ -22,5 +19,12 @@ export async function runEmulatorCommand(opts: EmulatorOptions, stdout: NodeJS.W
   };
   process.once('SIGTERM', shutdown);
   process.once('SIGINT', shutdown);
+  // Stopping in-process (tests) must not leave signal handlers that would exit the host later.
+  const stop = emu.stop.bind(emu);
+  emu.stop = async () => {
+    process.off('SIGTERM', shutdown);
+    process.off('SIGINT', shutdown);
+    await stop();
+  };
   return emu;
 }
