@@ -169,6 +169,9 @@ export async function applyPlan(plan: RestorePlan, env: ApplyEnv): Promise<Apply
       case 'archiveRecord':
         await client.updateRecord(resolve(step.target), { isArchived: true }, o);
         return;
+      case 'unarchiveRecord':
+        await client.updateRecord(resolve(step.target), { isArchived: false }, o);
+        return;
       case 'grantAccess': {
         const moduleId = resolve(step.module);
         const rows = await client.getModuleAccess(step.workspaceId, step.userId, o);

@@ -49,6 +49,8 @@ export type Step =
   /** Rebuilds a tombstone: deleting a note that has live replies leaves one. */
   | (Base & { op: 'deleteAmendment'; target: string })
   | (Base & { op: 'archiveRecord'; target: string })
+  /** restore records: the service still holds it (observed deletes archive), so bring it back in place. */
+  | (Base & { op: 'unarchiveRecord'; target: string })
   /** Read-modify-write of one member's grant set (PUT replaces the whole set). */
   | (Base & { op: 'grantAccess'; workspaceId: string; userId: string; module: string })
   | (CreateBase & { op: 'createAutomation'; module: string; body: Remappable<AutomationInput> });

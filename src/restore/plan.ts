@@ -3,11 +3,11 @@
 // column (both scopes) before the first sub-record so nothing gets seeded, parents before replies,
 // automations last so they cannot fire on the restore's own writes.
 
-import type { Amendment, BoardRecord, Column } from '../domain/entities.js';
-import { cellData, translateIds } from './diff.js';
-import { threadOrder } from './diff-match.js';
+import type { Column } from '../domain/entities.js';
+import { translateIds } from './diff.js';
+import { planContent } from './plan-content.js';
 import type { ColumnThen, NotRestored, Phase, RestorePlan, Step } from './plan-steps.js';
-import { remappable, remappableCell, targetModules } from './remap.js';
+import { remappable, targetModules } from './remap.js';
 import type { ModuleTree } from './tree.js';
 
 export interface PlanInput {
@@ -25,15 +25,6 @@ export interface PlanInput {
   restoredIds?: ReadonlyMap<string, string>;
   /** config.restore.attribution: {author} and {createdAt} filled in; '' adds nothing. */
   attribution: string;
-}
-
-export function attributionLine(template: string, author: string, createdAt: string): string {
-  return template.split('{author}').join(author).split('{createdAt}').join(createdAt);
-}
-
-function withAttribution(message: string, line: string): string {
-  if (!line) return message;
-  return message ? `${message}\n\n${line}` : line;
 }
 
 /** Columns in tiers: a column comes after the columns of this module its settings name. */
@@ -75,10 +66,6 @@ export function planRestore(input: PlanInput): RestorePlan {
   // This module's own ids always map to the copy being made, never to an earlier copy.
   const extMap = new Map([...(input.restoredIds ?? [])].filter(([old]) => !internal.has(old)));
   const ext = <T>(v: T): T => (extMap.size ? (translateIds(v, extMap) as T) : v);
-  const extCell = (v: string): string => {
-    const data = cellData(v);
-    return typeof data === 'string' || data === null ? ext(v) : JSON.stringify(ext(data));
-  };
   const moduleName = (id: string): string => input.moduleNames?.get(id) ?? id;
   const foreignModules = (v: unknown): string[] => targetModules(v).filter((m) => !internal.has(m) && !input.liveModuleIds.has(m));
 
@@ -129,108 +116,25 @@ export function planRestore(input: PlanInput): RestorePlan {
   );
   const skippedColumns = new Set(cyclic.map((c) => c.id));
 
-  const collections = new Set(tree.collections.map((c) => c.id));
-  const tops = byPosition(tree.records.filter((r) => r.parentRecordId === null));
-  const restored = new Set<string>();
-  const recordThen = (r: BoardRecord): { position?: number; isCompleted?: boolean } => ({
-    ...(r.position !== null ? { position: r.position } : {}),
-    ...(r.isCompleted ? { isCompleted: true } : {}),
+  const content = planContent({
+    records: tree.records,
+    cells: tree.cells,
+    amendments: tree.amendments,
+    columns: tree.columns.filter((c) => !skippedColumns.has(c.id)),
+    collectionOf: (r) => (r.collectionId && tree.collections.some((c) => c.id === r.collectionId) ? r.collectionId : null),
+    moduleId: mod.id,
+    workspaceId: input.targetWorkspaceId,
+    internal,
+    ext,
+    foreignModules,
+    moduleName,
+    attribution: input.attribution,
+    userNames: input.userNames,
+    pruneSeeded: true,
   });
-  // Records of a collection are created concurrently; each one's position is then fixed with a PUT.
-  phase(
-    'records',
-    tops.flatMap((r) => {
-      if (!r.collectionId || !collections.has(r.collectionId)) {
-        notRestored.push({ entity: 'record', id: r.id, label: r.name, reason: 'its collection is not in the snapshot' });
-        return [];
-      }
-      restored.add(r.id);
-      count('records');
-      return [{ op: 'createRecord', kind: 'record', key: `record:${r.id}`, oldId: r.id, collection: r.collectionId, name: r.name, then: recordThen(r) } satisfies Step];
-    }),
-  );
-  const subs = byPosition(tree.records.filter((r) => r.parentRecordId !== null));
-  phase(
-    'sub-records',
-    subs.flatMap((r) => {
-      if (!restored.has(r.parentRecordId!)) {
-        notRestored.push({ entity: 'subrecord', id: r.id, label: r.name, reason: 'its parent record is not restored' });
-        return [];
-      }
-      restored.add(r.id);
-      count('subRecords');
-      return [{ op: 'createSubRecord', kind: 'subrecord', key: `subrecord:${r.id}`, oldId: r.id, parent: r.parentRecordId!, name: r.name, then: recordThen(r) } satisfies Step];
-    }),
-  );
-  if (subs.some((r) => restored.has(r.id))) phase('seeded columns', [{ op: 'pruneSeededColumns', key: `prune:${mod.id}`, module: mod.id }]);
-
-  const recordsById = new Map(tree.records.map((r) => [r.id, r]));
-  const columnsById = new Map(tree.columns.map((c) => [c.id, c]));
-  phase(
-    'cells',
-    tree.cells.flatMap((c) => {
-      const rec = recordsById.get(c.recordId);
-      const col = c.columnId ? columnsById.get(c.columnId) : undefined;
-      const label = `${rec?.name ?? c.recordId} · ${col?.name ?? '(deleted column)'}`;
-      if (!rec || !restored.has(rec.id)) return [];
-      if (!col || skippedColumns.has(col.id)) {
-        notRestored.push({ entity: 'cell', id: c.id, label, reason: col ? 'its column is not restored' : 'its column was deleted before the snapshot' });
-        return [];
-      }
-      if (c.value === null) return [];
-      const collection = rec.collectionId ?? recordsById.get(rec.parentRecordId ?? '')?.collectionId ?? null;
-      if (!collection) return [];
-      const value = remappableCell(col.type === 'relation' ? extCell(c.value) : c.value, internal);
-      if (col.type === 'relation') {
-        for (const m of foreignModules(ext(col.settings))) {
-          notRestored.push({ entity: 'cell', id: c.id, label, reason: `relation into module ${moduleName(m)} (${m}), which is not live: record ids kept as they were` });
-        }
-      }
-      count('cells');
-      return [{ op: 'createCell', kind: 'cell', key: `cell:${c.id}`, oldId: c.id, record: rec.id, column: col.id, collection, module: mod.id, workspaceId: input.targetWorkspaceId, value } satisfies Step];
-    }),
-  );
-
-  // One chain per record: the thread keeps its order (oldest first) and parents precede replies;
-  // a tombstone is rebuilt by deleting its note after its replies exist.
-  const threads = new Map<string, Amendment[]>();
-  for (const a of tree.amendments) if (restored.has(a.recordId)) threads.set(a.recordId, [...(threads.get(a.recordId) ?? []), a]);
-  for (const a of tree.amendments) {
-    if (!restored.has(a.recordId)) notRestored.push({ entity: 'amendment', id: a.id, label: a.message.slice(0, 40), reason: 'its record is not restored' });
-  }
-  const noteSteps: Step[] = [];
-  const tombstones: Step[] = [];
-  for (const [recordId, list] of threads) {
-    const ids = new Set(list.map((a) => a.id));
-    for (const a of threadOrder(list)) {
-      if (a.parentId && !ids.has(a.parentId)) {
-        notRestored.push({ entity: 'amendment', id: a.id, label: a.message.slice(0, 40), reason: 'it replies to a note missing from the snapshot' });
-        continue;
-      }
-      const author = a.userId ? (input.userNames?.get(a.userId) ?? a.userId) : 'a deleted note';
-      const line = attributionLine(input.attribution, author, a.createdAt ?? 'an unknown time');
-      const final = withAttribution(a.isDeleted ? '' : a.message, line) || '(deleted note)';
-      count('amendments');
-      noteSteps.push({
-        op: 'createAmendment',
-        kind: 'amendment',
-        key: `amendment:${a.id}`,
-        oldId: a.id,
-        chain: recordId,
-        record: recordId,
-        parent: a.parentId,
-        message: a.edited ? `${final} (restoring)` : final,
-        ...(a.edited ? { editTo: final } : {}),
-      });
-      if (a.isDeleted) tombstones.push({ op: 'deleteAmendment', key: `tombstone:${a.id}`, target: a.id, chain: recordId });
-    }
-  }
-  phase('amendments', [...noteSteps, ...tombstones]);
-
-  phase(
-    'archival',
-    [...tops, ...subs].filter((r) => r.isArchived && restored.has(r.id)).map((r) => ({ op: 'archiveRecord', key: `archive:${r.id}`, target: r.id }) satisfies Step),
-  );
+  phases.push(...content.phases);
+  Object.assign(counts, content.counts);
+  notRestored.push(...content.notRestored);
 
   phase(
     'grants',
@@ -258,3 +162,5 @@ export function planRestore(input: PlanInput): RestorePlan {
 
   return { moduleId: mod.id, moduleName: mod.name, targetWorkspaceId: input.targetWorkspaceId, phases, counts, notRestored };
 }
+
+export { attributionLine } from './plan-content.js';

@@ -1,0 +1,170 @@
+// The content part of a restore plan — records, sub-records, cells, amendment threads, archival —
+// shared by `restore module` (everything new) and `restore records` (into a live module). Pure.
+
+import type { Amendment, BoardRecord, Cell, Column } from '../domain/entities.js';
+import { cellData } from './diff.js';
+import { threadOrder } from './diff-match.js';
+import type { NotRestored, Phase, Step } from './plan-steps.js';
+import { remappableCell } from './remap.js';
+
+export interface ContentInput {
+  /** Records and sub-records to create (sub-records of records not created are reported). */
+  records: BoardRecord[];
+  cells: Cell[];
+  amendments: Amendment[];
+  /** Columns the cells may go to (those not here are reported). */
+  columns: Column[];
+  /** The collection (an id the journal maps) a top-level record goes to; null: not restorable. */
+  collectionOf: (r: BoardRecord) => string | null;
+  moduleId: string;
+  workspaceId: string;
+  internal: ReadonlySet<string>;
+  /** Ids of modules restored earlier → their copies. */
+  ext: <T>(v: T) => T;
+  foreignModules: (v: unknown) => string[];
+  moduleName: (id: string) => string;
+  attribution: string;
+  userNames?: ReadonlyMap<string, string>;
+  /** Delete sub-record columns the service seeds (a new module only: never a user's live ones). */
+  pruneSeeded: boolean;
+}
+
+export function attributionLine(template: string, author: string, createdAt: string): string {
+  return template.split('{author}').join(author).split('{createdAt}').join(createdAt);
+}
+
+function withAttribution(message: string, line: string): string {
+  if (!line) return message;
+  return message ? `${message}\n\n${line}` : line;
+}
+
+function byPosition<T extends { position: number | null }>(list: T[]): T[] {
+  return [...list].sort((a, b) => (a.position ?? Infinity) - (b.position ?? Infinity));
+}
+
+export function planContent(input: ContentInput): { phases: Phase[]; counts: Record<string, number>; notRestored: NotRestored[] } {
+  const { internal, ext, foreignModules, moduleName } = input;
+  const mod = { id: input.moduleId };
+  const phases: Phase[] = [];
+  const counts: Record<string, number> = {};
+  const notRestored: NotRestored[] = [];
+  const count = (k: string): void => {
+    counts[k] = (counts[k] ?? 0) + 1;
+  };
+  const phase = (name: string, steps: Step[]): void => {
+    if (steps.length) phases.push({ name, steps });
+  };
+  const extCell = (v: string): string => {
+    const data = cellData(v);
+    return typeof data === 'string' || data === null ? ext(v) : JSON.stringify(ext(data));
+  };
+  const skippedColumns = new Set<string>();
+  const tree = { records: input.records, cells: input.cells, amendments: input.amendments, columns: input.columns };
+  const targetWs = input.workspaceId;
+
+  const tops = byPosition(tree.records.filter((r) => r.parentRecordId === null));
+  const restored = new Set<string>();
+  const recordThen = (r: BoardRecord): { position?: number; isCompleted?: boolean } => ({
+    ...(r.position !== null ? { position: r.position } : {}),
+    ...(r.isCompleted ? { isCompleted: true } : {}),
+  });
+  // Records of a collection are created concurrently; each one's position is then fixed with a PUT.
+  phase(
+    'records',
+    tops.flatMap((r) => {
+      const collection = input.collectionOf(r);
+      if (!collection) {
+        notRestored.push({ entity: 'record', id: r.id, label: r.name, reason: 'its collection is not in the snapshot' });
+        return [];
+      }
+      restored.add(r.id);
+      count('records');
+      return [{ op: 'createRecord', kind: 'record', key: `record:${r.id}`, oldId: r.id, collection, name: r.name, then: recordThen(r) } satisfies Step];
+    }),
+  );
+  const subs = byPosition(tree.records.filter((r) => r.parentRecordId !== null));
+  phase(
+    'sub-records',
+    subs.flatMap((r) => {
+      if (!restored.has(r.parentRecordId!)) {
+        notRestored.push({ entity: 'subrecord', id: r.id, label: r.name, reason: 'its parent record is not restored' });
+        return [];
+      }
+      restored.add(r.id);
+      count('subRecords');
+      return [{ op: 'createSubRecord', kind: 'subrecord', key: `subrecord:${r.id}`, oldId: r.id, parent: r.parentRecordId!, name: r.name, then: recordThen(r) } satisfies Step];
+    }),
+  );
+  if (input.pruneSeeded && subs.some((r) => restored.has(r.id))) phase('seeded columns', [{ op: 'pruneSeededColumns', key: `prune:${mod.id}`, module: mod.id }]);
+
+  const recordsById = new Map(tree.records.map((r) => [r.id, r]));
+  const columnsById = new Map(tree.columns.map((c) => [c.id, c]));
+  phase(
+    'cells',
+    tree.cells.flatMap((c) => {
+      const rec = recordsById.get(c.recordId);
+      const col = c.columnId ? columnsById.get(c.columnId) : undefined;
+      const label = `${rec?.name ?? c.recordId} · ${col?.name ?? '(deleted column)'}`;
+      if (!rec || !restored.has(rec.id)) return [];
+      if (!col || skippedColumns.has(col.id)) {
+        notRestored.push({ entity: 'cell', id: c.id, label, reason: col ? 'its column is not restored' : 'its column was deleted before the snapshot' });
+        return [];
+      }
+      if (c.value === null) return [];
+      const top = rec.parentRecordId ? recordsById.get(rec.parentRecordId) : rec;
+      const collection = top ? input.collectionOf(top) : null;
+      if (!collection) return [];
+      const value = remappableCell(col.type === 'relation' ? extCell(c.value) : c.value, internal);
+      if (col.type === 'relation') {
+        for (const m of foreignModules(ext(col.settings))) {
+          notRestored.push({ entity: 'cell', id: c.id, label, reason: `relation into module ${moduleName(m)} (${m}), which is not live: record ids kept as they were` });
+        }
+      }
+      count('cells');
+      return [{ op: 'createCell', kind: 'cell', key: `cell:${c.id}`, oldId: c.id, record: rec.id, column: col.id, collection, module: mod.id, workspaceId: targetWs, value } satisfies Step];
+    }),
+  );
+
+  // One chain per record: the thread keeps its order (oldest first) and parents precede replies;
+  // a tombstone is rebuilt by deleting its note after its replies exist.
+  const threads = new Map<string, Amendment[]>();
+  for (const a of tree.amendments) if (restored.has(a.recordId)) threads.set(a.recordId, [...(threads.get(a.recordId) ?? []), a]);
+  for (const a of tree.amendments) {
+    if (!restored.has(a.recordId)) notRestored.push({ entity: 'amendment', id: a.id, label: a.message.slice(0, 40), reason: 'its record is not restored' });
+  }
+  const noteSteps: Step[] = [];
+  const tombstones: Step[] = [];
+  for (const [recordId, list] of threads) {
+    const ids = new Set(list.map((a) => a.id));
+    for (const a of threadOrder(list)) {
+      if (a.parentId && !ids.has(a.parentId)) {
+        notRestored.push({ entity: 'amendment', id: a.id, label: a.message.slice(0, 40), reason: 'it replies to a note missing from the snapshot' });
+        continue;
+      }
+      const author = a.userId ? (input.userNames?.get(a.userId) ?? a.userId) : 'a deleted note';
+      const line = attributionLine(input.attribution, author, a.createdAt ?? 'an unknown time');
+      const final = withAttribution(a.isDeleted ? '' : a.message, line) || '(deleted note)';
+      count('amendments');
+      noteSteps.push({
+        op: 'createAmendment',
+        kind: 'amendment',
+        key: `amendment:${a.id}`,
+        oldId: a.id,
+        chain: recordId,
+        record: recordId,
+        parent: a.parentId,
+        message: a.edited ? `${final} (restoring)` : final,
+        ...(a.edited ? { editTo: final } : {}),
+      });
+      if (a.isDeleted) tombstones.push({ op: 'deleteAmendment', key: `tombstone:${a.id}`, target: a.id, chain: recordId });
+    }
+  }
+  phase('amendments', [...noteSteps, ...tombstones]);
+
+  phase(
+    'archival',
+    [...tops, ...subs].filter((r) => r.isArchived && restored.has(r.id)).map((r) => ({ op: 'archiveRecord', key: `archive:${r.id}`, target: r.id }) satisfies Step),
+  );
+
+  return { phases, counts, notRestored };
+}
