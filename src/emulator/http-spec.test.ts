@@ -114,6 +114,34 @@ describe('emulator over HTTP, spec dialect', () => {
     expect(n.json.count).toBeGreaterThan(0);
   });
 
+  it('should revert a cell change and refuse a second revert', async () => {
+    const feed = (await call('GET', `/activity/${ws}?action=cell_updated&limit=5`)).json;
+    const row = feed.activities.find((a: { canRevert: boolean }) => a.canRevert);
+    expect(row).toBeTruthy();
+    expect((await call('POST', `/activity/${ws}/${row._id}/revert`)).status).toBe(200);
+    expect((await call('POST', `/activity/${ws}/${row._id}/revert`)).status).toBe(400);
+  });
+
+  it('should notify a person assigned through a person cell', async () => {
+    const cols = (await call('GET', `/columns/${sales}`)).json.columns;
+    const owner = cols.find((c: { type: string }) => c.type === 'person');
+    const coll = (await call('GET', `/collections/${sales}`)).json.collections[0]._id;
+    const rec = (await call('POST', `/records/${coll}`, { name: 'Assign me' })).json.record;
+    const before = (await call('GET', '/notifications?type=assignment', undefined, emu.users[1]!.apiKey)).json.notifications.length;
+    const cell = await call('POST', '/record-values', {
+      record: rec._id,
+      column: owner._id,
+      collectionName: coll,
+      module: sales,
+      workspace: ws,
+      value: JSON.stringify([emu.users[1]!.id]),
+    });
+    expect(cell.status).toBe(201);
+    expect(cell.json.column._id).toBe(owner._id);
+    const after = (await call('GET', '/notifications?type=assignment', undefined, emu.users[1]!.apiKey)).json.notifications.length;
+    expect(after).toBe(before + 1);
+  });
+
   it('should reset to the seeded state', async () => {
     emu.reset();
     const again = (await call('GET', '/workspaces')).json.workspaces[0].workspace._id;
