@@ -20,12 +20,19 @@ export interface HealthError {
   at: string;
 }
 
+export interface RunningPassInfo {
+  kind: 'full' | 'incremental';
+  since: string;
+  lastProgress: string;
+}
+
 export interface HealthBody {
   status: 'ok' | 'unhealthy' | 'starting';
   reason: string | null;
   lastSuccess: string | null;
   lastError: HealthError | null;
   lastPass: PassSummary | null;
+  running: RunningPassInfo | null;
 }
 
 export interface HealthReport {
@@ -49,6 +56,7 @@ export class HealthState {
   private lastError: HealthError | null = null;
   /** Why the last pass failed; null after a success. */
   private failure: string | null = null;
+  private running: { kind: 'full' | 'incremental'; sinceMs: number; progressMs: number } | null = null;
 
   constructor(private readonly staleAfterMs: number) {}
 
@@ -57,9 +65,25 @@ export class HealthState {
     this.lastSuccessMs = finishedAtMs;
   }
 
+  passStarted(kind: 'full' | 'incremental', atMs: number): void {
+    this.running = { kind, sinceMs: atMs, progressMs: atMs };
+  }
+
+  /** A long pass that keeps making progress is not stale: a full pass may outlast three
+   * incremental intervals, and a liveness probe must not kill it half-way, every time. */
+  passProgress(atMs: number): void {
+    if (this.running) this.running.progressMs = atMs;
+  }
+
+  /** Stopped by a signal: says nothing about health. */
+  passInterrupted(): void {
+    this.running = null;
+  }
+
   /** Returns `recoveredFrom` when this success ends an unhealthy spell (for the "recovered" log). */
   passSucceeded(pass: PassSummary, atMs: number): { recoveredFrom: string | null } {
     const recoveredFrom = this.failure;
+    this.running = null;
     this.lastPass = pass;
     this.lastSuccessMs = atMs;
     this.failure = null;
@@ -70,6 +94,7 @@ export class HealthState {
   passFailed(err: { code: string; message: string }, atMs: number, pass: PassSummary | null): { reason: string; changed: boolean } {
     const reason = failureReason(err.code, err.message);
     const changed = reason !== this.failure;
+    this.running = null;
     this.failure = reason;
     this.lastError = { code: err.code, message: err.message, at: new Date(atMs).toISOString() };
     if (pass) this.lastPass = pass;
@@ -85,13 +110,18 @@ export class HealthState {
       lastSuccess: this.lastSuccessMs === null ? null : new Date(this.lastSuccessMs).toISOString(),
       lastError: this.lastError,
       lastPass: this.lastPass,
+      running: this.running && {
+        kind: this.running.kind,
+        since: new Date(this.running.sinceMs).toISOString(),
+        lastProgress: new Date(this.running.progressMs).toISOString(),
+      },
     };
     const unhealthy = (status: 'unhealthy' | 'starting', reason: string): HealthReport => ({ httpStatus: 503, body: { status, reason, ...base } });
     if (this.failure !== null) return unhealthy('unhealthy', this.failure);
     if (this.lastSuccessMs === null) return unhealthy('starting', 'no successful pass yet');
-    const age = nowMs - this.lastSuccessMs;
+    const age = nowMs - Math.max(this.lastSuccessMs, this.running?.progressMs ?? 0);
     if (age > this.staleAfterMs) {
-      return unhealthy('unhealthy', `last success is ${Math.round(age / 1000)} s old (limit ${Math.round(this.staleAfterMs / 1000)} s: three incremental intervals)`);
+      return unhealthy('unhealthy', `last success (or progress of the pass running) is ${Math.round(age / 1000)} s old (limit ${Math.round(this.staleAfterMs / 1000)} s: three incremental intervals)`);
     }
     return { httpStatus: 200, body: { status: 'ok', reason: null, ...base } };
   }

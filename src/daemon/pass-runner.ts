@@ -57,6 +57,7 @@ export function createPassRunner(deps: PassRunnerDeps): PassRunner {
     const snapshotBefore = newestSnapshotId(store);
     let lastProgress = started;
     logger.info({ kind: requested, reason }, 'pass started');
+    deps.health.passStarted(requested, started);
     try {
       const r = await runPass(
         { client, store, logger, now },
@@ -66,6 +67,7 @@ export function createPassRunner(deps: PassRunnerDeps): PassRunner {
           exclude: deps.exclude,
           signal: deps.signal,
           onProgress: (p) => {
+            deps.health.passProgress(now());
             if (now() - lastProgress < progressEveryMs) return;
             lastProgress = now();
             logger.info({ kind: requested, ...p }, 'pass progress');
@@ -89,6 +91,7 @@ export function createPassRunner(deps: PassRunnerDeps): PassRunner {
       const failedSnap = newestSnapshotId(store) > snapshotBefore ? store.getSnapshot(newestSnapshotId(store)) : null;
       const kind = failedSnap?.kind ?? requested;
       if (deps.signal.aborted) {
+        deps.health.passInterrupted();
         deps.metrics.recordPass(kind, 'interrupted', durationMs);
         logger.info({ snapshot: failedSnap?.id ?? null, kind, durationMs }, 'pass interrupted: the snapshot is marked failed');
         return;
