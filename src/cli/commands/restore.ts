@@ -1,0 +1,124 @@
+// `wbsync restore module ID` and `wbsync restore records ID…`: plan, then apply through a journal
+// in the database, so running the same command again resumes without creating anything twice.
+
+import { EXIT_CODES, WbsyncError } from '../../domain/errors.js';
+import type { NotRestored } from '../../restore/plan-steps.js';
+import { restoreModule, type PlanSummary } from '../../restore/restore-module.js';
+import { restoreRecords } from '../../restore/restore-records.js';
+import { intFlag, stringFlag } from '../args.js';
+import type { Command } from '../command.js';
+import { openClient, openDb } from '../open.js';
+
+function countsLine(counts: Record<string, number>): string {
+  const parts = Object.entries(counts)
+    .filter(([, n]) => n > 0)
+    .map(([k, n]) => `${k} ${n}`);
+  return parts.length ? parts.join(', ') : 'nothing';
+}
+
+function planLines(plan: PlanSummary): string[] {
+  const lines = [`plan (dry run, nothing written; at most ${plan.writesAtMost} writes):`];
+  plan.phases.forEach((p, i) => {
+    lines.push(`  ${i + 1}. ${p.name}: ${Object.entries(p.ops).map(([op, n]) => `${op} ×${n}`).join(', ')}`);
+  });
+  return lines;
+}
+
+function notRestoredLines(list: NotRestored[]): string[] {
+  if (!list.length) return [];
+  return ['not restored:', ...list.map((n) => `  - ${n.entity} ${n.label} (${n.id}): ${n.reason}`)];
+}
+
+const usageHint = { hint: "see 'wbsync restore --help'" };
+
+export const restoreCommand: Command = {
+  name: 'restore',
+  summary: 'recreate a deleted module, or bring back deleted or archived records',
+  usage: 'wbsync restore module ID [--snapshot N] [--workspace WS] [--as-copy] [--pause-automations] [--dry-run]\n       wbsync restore records ID... [--snapshot N] [--collection ID] [--dry-run]',
+  description:
+    'module: recreates a deleted module with everything in it from snapshot N (default: the latest one\n' +
+    'holding it) — collections, columns of both scopes (settings remapped), records and sub-records in\n' +
+    'order, cells, amendment threads (each with a line naming its original author and time, see\n' +
+    'restore.attribution), module-access grants and automations (ids remapped, active flag kept).\n' +
+    'Ids are new: the journal in the database maps old ids to new ones, and `wbsync diff` uses it to\n' +
+    'compare the snapshot with the restored copy. Refused (exit 6, nothing written) when the module\n' +
+    'still exists (give --as-copy), when the snapshot does not hold it, or when the key\'s user is not\n' +
+    'an owner or admin of the target workspace (probed read-only through GET /module-access).\n' +
+    '--pause-automations switches the workspace\'s active recipes off for the restore and on again\n' +
+    'after (also after a crash, on the resumed run). Running the same command again resumes.\n' +
+    '\n' +
+    'records: un-archives in place the records the service still holds (it archives on delete), or\n' +
+    'recreates them in their collection (or --collection) with sub-records, cells and amendments.',
+  examples: [
+    'wbsync restore module 65f0c0ffee0000000000bbbb --dry-run',
+    'wbsync restore module 65f0c0ffee0000000000bbbb --pause-automations --json',
+    'wbsync restore module 65f0c0ffee0000000000bbbb --as-copy --workspace 65f0c0ffee0000000000aaaa',
+    'wbsync restore records 65f0c0ffee0000000000cccc 65f0c0ffee0000000000dddd',
+  ],
+  positionals: [
+    { name: 'module|records', description: "what to restore: 'module ID' or 'records ID...'", required: true },
+    { name: 'ID', description: 'the module id, or record ids', required: true, variadic: true },
+  ],
+  flags: [
+    { name: 'snapshot', type: 'number', valueName: 'N', description: 'restore from this snapshot (default: the latest holding it)' },
+    { name: 'workspace', type: 'string', valueName: 'WS', description: 'module: restore into this workspace' },
+    { name: 'as-copy', type: 'boolean', description: 'module: restore even though it still exists, as a new copy' },
+    { name: 'pause-automations', type: 'boolean', description: "module: pause the workspace's active recipes during the restore" },
+    { name: 'collection', type: 'string', valueName: 'ID', description: 'records: recreate into this collection' },
+    { name: 'dry-run', type: 'boolean', description: 'print the plan and write nothing' },
+  ],
+  async run(ctx) {
+    const [what, ...ids] = ctx.args.positionals;
+    const flags = ctx.args.flags;
+    if (what !== 'module' && what !== 'records') throw new WbsyncError('usage', `restore what? expected 'module' or 'records', got '${what ?? ''}'`, usageHint);
+    if (!ids.length) throw new WbsyncError('usage', `restore ${what} needs ${what === 'module' ? 'a module id' : 'record ids'}`, usageHint);
+    if (what === 'module' && ids.length > 1) throw new WbsyncError('usage', 'restore module takes one module id', usageHint);
+    const snapshotId = intFlag(flags, 'snapshot', 'restore');
+    const dryRun = flags['dry-run'] === true;
+    const { config } = ctx.config();
+    const client = openClient(ctx);
+    const store = openDb(ctx);
+    try {
+      if (what === 'module') {
+        const r = await restoreModule(
+          { client, store, logger: ctx.logger() },
+          {
+            moduleId: ids[0],
+            snapshotId,
+            workspaceId: stringFlag(flags, 'workspace'),
+            asCopy: flags['as-copy'] === true,
+            pauseAutomations: flags['pause-automations'] === true,
+            dryRun,
+            attribution: config.restore.attribution,
+            signal: ctx.signal,
+          },
+        );
+        if (ctx.json) ctx.emit(r);
+        else {
+          const lines: string[] = [];
+          if (r.plan) lines.push(`module ${r.moduleName} (${r.sourceModuleId}) from snapshot ${r.snapshot} into workspace ${r.targetWorkspaceId}`, ...planLines(r.plan));
+          else if (r.alreadyRestored) lines.push(`module ${r.moduleName} was already restored by run ${r.runId}: ${r.moduleId}`);
+          else lines.push(`restored module ${r.moduleName} (${r.sourceModuleId}) from snapshot ${r.snapshot} as ${r.moduleId}${r.resumed ? ' (resumed)' : ''}`);
+          lines.push(`  ${r.plan ? 'would restore' : 'counts'}: ${countsLine(r.counts)}`);
+          if (r.pausedAutomations.length) lines.push(`  paused and re-activated ${r.pausedAutomations.length} workspace recipe(s)`);
+          if (!r.plan) lines.push(`  ${r.requests} requests in ${(r.durationMs / 1000).toFixed(1)} s`);
+          lines.push(...notRestoredLines(r.notRestored));
+          ctx.say(lines.join('\n'));
+        }
+        return EXIT_CODES.ok;
+      }
+      const r = await restoreRecords({ client, store }, { recordIds: ids, snapshotId, collectionId: stringFlag(flags, 'collection'), dryRun, attribution: config.restore.attribution });
+      if (ctx.json) ctx.emit(r);
+      else {
+        const lines = r.records.map((o) => `${dryRun ? 'would be ' : ''}${o.action}: ${o.name} (${o.id})${o.newId && o.newId !== o.id ? ` → ${o.newId}` : ''}`);
+        if (r.plan) lines.push(...planLines(r.plan));
+        lines.push(`counts: ${countsLine(r.counts)}`, ...notRestoredLines(r.notRestored));
+        ctx.say(lines.join('\n'));
+      }
+      return EXIT_CODES.ok;
+    } finally {
+      store.close();
+      await client.close();
+    }
+  },
+};
