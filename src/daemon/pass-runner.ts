@@ -5,7 +5,7 @@
 import type { ServiceClient } from '../api/port.js';
 import type { Logger } from '../config/logger.js';
 import { isWbsyncError } from '../domain/errors.js';
-import type { Store } from '../store/port.js';
+import type { SnapshotInfo, Store } from '../store/port.js';
 import { runPass, type PassResult } from '../sync/pass.js';
 import type { PassMetrics } from './daemon-metrics.js';
 import type { HealthState, PassSummary } from './health-state.js';
@@ -44,6 +44,16 @@ function summaryOf(r: PassResult, finishedAtMs: number): PassSummary {
 
 function newestSnapshotId(store: Store): number {
   return (store.db.prepare('SELECT max(id) FROM snapshots').pluck().get() as number | null) ?? 0;
+}
+
+/** The snapshot a failed pass left, if it got as far as beginning one. */
+function snapshotAfter(store: Store, before: number): SnapshotInfo | null {
+  try {
+    const id = newestSnapshotId(store);
+    return id > before ? store.getSnapshot(id) : null;
+  } catch {
+    return null; // the database was closed under a pass that outlived the shutdown deadline
+  }
 }
 
 export function createPassRunner(deps: PassRunnerDeps): PassRunner {
@@ -88,7 +98,7 @@ export function createPassRunner(deps: PassRunnerDeps): PassRunner {
     } catch (e) {
       const finished = now();
       const durationMs = finished - started;
-      const failedSnap = newestSnapshotId(store) > snapshotBefore ? store.getSnapshot(newestSnapshotId(store)) : null;
+      const failedSnap = snapshotAfter(store, snapshotBefore);
       const kind = failedSnap?.kind ?? requested;
       if (deps.signal.aborted) {
         deps.health.passInterrupted();
