@@ -5,8 +5,6 @@
 import { spawn, spawnSync, type ChildProcess } from 'node:child_process';
 import { writeFileSync } from 'node:fs';
 import { join, resolve } from 'node:path';
-import { pathToFileURL } from 'node:url';
-import { COMMANDS } from '../../src/cli/registry.js';
 
 const ROOT = resolve(import.meta.dirname, '../..');
 const MAIN = join(ROOT, 'dist/cli/main.js');
@@ -43,20 +41,6 @@ export async function killAll(): Promise<void> {
   started.clear();
 }
 
-/** Until the daemon command is registered in the CLI, a shim registers it and runs main.js. */
-function entryArgs(): string[] {
-  if (COMMANDS.some((c) => c.name === 'daemon')) return [MAIN];
-  const url = (p: string) => JSON.stringify(pathToFileURL(join(ROOT, p)).href);
-  const shim = [
-    `process.argv.splice(1, 0, 'wbsync');`,
-    `const { COMMANDS } = await import(${url('dist/cli/registry.js')});`,
-    `const { daemonCommand } = await import(${url('dist/cli/commands/daemon.js')});`,
-    `COMMANDS.push(daemonCommand);`,
-    `await import(${url('dist/cli/main.js')});`,
-  ].join('\n');
-  return ['--input-type=module', '-e', shim];
-}
-
 function cleanEnv(extra: Record<string, string>): NodeJS.ProcessEnv {
   const env: NodeJS.ProcessEnv = {};
   for (const [k, v] of Object.entries(process.env)) if (!k.startsWith('WBSYNC_')) env[k] = v;
@@ -86,7 +70,7 @@ export function writeConfig(dir: string, name: string, c: DaemonConfig): string 
 }
 
 export function startDaemon(configFile: string, baseUrl: string, apiKey: string): DaemonChild {
-  const proc = spawn(process.execPath, [...entryArgs(), 'daemon', '--config', configFile], {
+  const proc = spawn(process.execPath, [MAIN, 'daemon', '--config', configFile], {
     cwd: ROOT,
     env: cleanEnv({ WBSYNC_BASE_URL: baseUrl, WBSYNC_API_KEY: apiKey }),
     stdio: ['ignore', 'pipe', 'pipe'],
