@@ -2,10 +2,23 @@
 
 import type { Command } from './command.js';
 import { daemonCommand } from './commands/daemon.js';
+import { demoCommand } from './commands/demo.js';
+import { diffCommand } from './commands/diff.js';
 import { emulatorCommand } from './commands/emulator.js';
 import { exportCommand } from './commands/export.js';
+import { restoreCommand } from './commands/restore.js';
 import { snapshotsCommand } from './commands/snapshots.js';
 import { syncCommand } from './commands/sync.js';
 import { verifyCommand } from './commands/verify.js';
 
-export const COMMANDS: Command[] = [syncCommand, daemonCommand, snapshotsCommand, exportCommand, verifyCommand, emulatorCommand];
+export const COMMANDS: Command[] = [
+  syncCommand,
+  daemonCommand,
+  snapshotsCommand,
+  diffCommand,
+  restoreCommand,
+  exportCommand,
+  verifyCommand,
+  emulatorCommand,
+  demoCommand,
+];
