@@ -149,13 +149,14 @@ export async function getJson(port: number, path: string): Promise<{ status: num
 }
 
 /** Polls until `fn` returns a truthy value. */
-export async function eventually<T>(fn: () => Promise<T> | T, timeoutMs = 15_000, what = 'condition'): Promise<T> {
+type Falsy = null | undefined | false;
+export async function eventually<T>(fn: () => Promise<T | Falsy> | T | Falsy, timeoutMs = 15_000, what = 'condition'): Promise<T> {
   const until = Date.now() + timeoutMs;
   let last: unknown;
   for (;;) {
     try {
       const v = await fn();
-      if (v) return v;
+      if (v) return v as T;
     } catch (e) {
       last = e;
     }
