@@ -146,9 +146,10 @@ export function diffModuleTrees(a: ModuleTree, b: ModuleTree, opts: DiffOptions)
   }
   const aRecords = a.records.filter((r) => !hidden.has(r.id));
 
-  const colName = new Map([...a.columns, ...b.columns].map((c) => [c.id, c.name]));
-  const recName = new Map([...a.records, ...b.records].map((r) => [r.id, r.name]));
-  const collName = new Map([...a.collections, ...b.collections].map((c) => [c.id, c.name]));
+  // Labels use the a side's names (the snapshot's), b's only for what a lacks.
+  const colName = new Map([...b.columns, ...a.columns].map((c) => [c.id, c.name]));
+  const recName = new Map([...b.records, ...a.records].map((r) => [r.id, r.name]));
+  const collName = new Map([...b.collections, ...a.collections].map((c) => [c.id, c.name]));
 
   const moduleKeys: (keyof ModuleTree['module'])[] = ['name', 'description', 'icon', 'color', 'visibility', 'tags'];
   const moduleFields = changes(fieldsOf(a.module, moduleKeys), fieldsOf(b.module, moduleKeys));
