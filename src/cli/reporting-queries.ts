@@ -64,7 +64,7 @@ ORDER BY changes DESC, who;`,
 FROM search s
 JOIN amendments am ON am.id = s.entity_id
 JOIN records r ON r.id = am.record_id
-WHERE s.kind = 'amendment' AND search MATCH 'contract OR budget OR launch'
+WHERE s.kind = 'amendment' AND search MATCH 'pricing OR proposal OR launch'
 ORDER BY rank;`,
   },
 ];
