@@ -58,7 +58,6 @@ export function planContent(input: ContentInput): { phases: Phase[]; counts: Rec
     const data = cellData(v);
     return typeof data === 'string' || data === null ? ext(v) : JSON.stringify(ext(data));
   };
-  const skippedColumns = new Set<string>();
   const tree = { records: input.records, cells: input.cells, amendments: input.amendments, columns: input.columns };
   const targetWs = input.workspaceId;
 
@@ -106,8 +105,8 @@ export function planContent(input: ContentInput): { phases: Phase[]; counts: Rec
       const col = c.columnId ? columnsById.get(c.columnId) : undefined;
       const label = `${rec?.name ?? c.recordId} · ${col?.name ?? '(deleted column)'}`;
       if (!rec || !restored.has(rec.id)) return [];
-      if (!col || skippedColumns.has(col.id)) {
-        notRestored.push({ entity: 'cell', id: c.id, label, reason: col ? 'its column is not restored' : 'its column was deleted before the snapshot' });
+      if (!col) {
+        notRestored.push({ entity: 'cell', id: c.id, label, reason: c.columnId ? 'its column is not restored (or no longer live)' : 'its column was deleted before the snapshot' });
         return [];
       }
       if (c.value === null) return [];

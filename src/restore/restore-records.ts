@@ -58,9 +58,9 @@ export async function restoreRecords(deps: { client: ServiceClient; store: Store
   const stats0 = client.stats().requests;
   const ids = [...new Set(opts.recordIds)];
   const snapshots = ids.map((id) => chooseSnapshot(store, 'record', id, opts.snapshotId));
+  // Each record is read from its own latest snapshot holding it (or the one asked for); the run is
+  // keyed by the oldest of them.
   const snapshot = Math.min(...snapshots);
-  // One snapshot for the whole run: the oldest of the latest ones holding each record holds them all
-  // only if asked; otherwise each record is read from its own latest snapshot.
   const recs = ids.map((id, i) => ({ rec: store.stateAt(snapshots[i])!.record(id)!, state: store.stateAt(snapshots[i])! }));
   const moduleId = recs[0].rec.moduleId;
   const workspaceId = recs[0].rec.workspaceId;
