@@ -94,7 +94,7 @@ export function withRetry(inner: Transport, opts: RetryOptions): Transport {
     opts.stats.recordRetry();
     const info: RetryInfo = { endpoint, attempt: n, delayMs, reason, status };
     opts.onRetry?.(info);
-    opts.logger?.warn(info, 'request retry');
+    opts.logger?.debug(info, 'request retry');
     await sleep(delayMs, signal);
   }
 

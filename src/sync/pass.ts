@@ -153,7 +153,7 @@ export async function runPass(deps: PassDeps, opts: PassOptions = {}): Promise<P
       outcomes.push(outcome);
       failures.push(...outcome.failures);
     }
-    if (opts.signal?.aborted) throw new WbsyncError('internal', 'pass interrupted by a signal', { details: { interrupted: true } });
+    if (opts.signal?.aborted) throw new WbsyncError('partial', 'pass interrupted by a signal; nothing half-written was kept — run again to resume', { details: { interrupted: true } });
   } catch (e) {
     const reason = isWbsyncError(e) ? e.message : String(e);
     try {

@@ -139,7 +139,7 @@ export async function syncWorkspace(env: PassEnv, ws: Workspace, wantFull: boole
       }),
     ),
   );
-  if (env.signal?.aborted) throw new WbsyncError('internal', 'pass interrupted by a signal', { details: { interrupted: true } });
+  if (env.signal?.aborted) throw new WbsyncError('partial', 'pass interrupted by a signal; nothing half-written was kept — run again to resume', { details: { interrupted: true } });
   outcome.modulesCrawled = crawled.size;
 
   // Workspace-level batch: the list entities, vanished modules, the feed rows and the cursor.

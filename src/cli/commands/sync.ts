@@ -1,6 +1,7 @@
 // `wbsync sync`: one pass, incremental when cursors exist, else full.
 
 import { EXIT_CODES } from '../../domain/errors.js';
+import { acquireLock } from '../../daemon/lock.js';
 import { runPass, type PassResult } from '../../sync/pass.js';
 import { listFlag } from '../args.js';
 import type { Command } from '../command.js';
@@ -49,9 +50,13 @@ export const syncCommand: Command = {
   async run(ctx) {
     const { config } = ctx.config();
     const progress = createProgressLine(ctx.stderr, !ctx.json);
-    const client = openClient(ctx);
-    const store = openDb(ctx);
+    // The daemon's lock: a manual pass never runs beside a daemon (or another pass) on one file.
+    const lock = acquireLock(config.db, { logger: ctx.logger() });
+    let client: ReturnType<typeof openClient> | undefined;
+    let store: ReturnType<typeof openDb> | undefined;
     try {
+      client = openClient(ctx);
+      store = openDb(ctx);
       const result = await runPass(
         { client, store, logger: ctx.logger() },
         {
@@ -73,8 +78,9 @@ export const syncCommand: Command = {
       return result.failures.length ? EXIT_CODES.partial : EXIT_CODES.ok;
     } finally {
       progress.done();
-      store.close();
-      await client.close();
+      store?.close();
+      await client?.close();
+      lock.release();
     }
   },
 };
