@@ -13,7 +13,15 @@ export interface ProgressSnapshot {
 
 export interface ProgressLine {
   update(p: ProgressSnapshot): void;
+  /** Any other progress text (restores: writes done of planned). */
+  show(text: string, final: boolean): void;
   done(): void;
+}
+
+export function formatRestoreProgress(done: number, total: number, elapsedMs: number): string {
+  const secs = Math.max(elapsedMs / 1000, 0.001);
+  const left = done > 0 && total > done ? ` · ETA ${Math.ceil(((total - done) * secs) / done)}s` : '';
+  return `restore: ${done}/${total} writes (${Math.round(done / secs)}/s)${left}`;
 }
 
 export function formatProgress(p: ProgressSnapshot): string {
@@ -28,17 +36,19 @@ export function formatProgress(p: ProgressSnapshot): string {
 }
 
 export function createProgressLine(out: Output, enabled: boolean, now: () => number = Date.now): ProgressLine {
-  if (!enabled || !out.isTTY) return { update: () => undefined, done: () => undefined };
-  let last = 0;
+  if (!enabled || !out.isTTY) return { update: () => undefined, show: () => undefined, done: () => undefined };
+  let last = -Infinity;
   let shown = false;
+  const show = (text: string, final: boolean): void => {
+    const t = now();
+    if (t - last < 100 && !final) return;
+    last = t;
+    shown = true;
+    out.write(`\r\x1b[K${text}`);
+  };
   return {
-    update(p) {
-      const t = now();
-      if (t - last < 100 && p.modulesDone < p.modulesTotal) return;
-      last = t;
-      shown = true;
-      out.write(`\r\x1b[K${formatProgress(p)}`);
-    },
+    update: (p) => show(formatProgress(p), p.modulesDone >= p.modulesTotal),
+    show,
     done() {
       if (shown) out.write('\r\x1b[K');
     },

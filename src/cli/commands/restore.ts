@@ -8,6 +8,7 @@ import { restoreRecords } from '../../restore/restore-records.js';
 import { intFlag, stringFlag } from '../args.js';
 import type { Command } from '../command.js';
 import { openClient, openDb } from '../open.js';
+import { createProgressLine, formatRestoreProgress } from '../progress.js';
 
 function countsLine(counts: Record<string, number>): string {
   const parts = Object.entries(counts)
@@ -78,6 +79,8 @@ export const restoreCommand: Command = {
     const { config } = ctx.config();
     const client = openClient(ctx);
     const store = openDb(ctx);
+    const progress = createProgressLine(ctx.stderr, !ctx.json);
+    const started = Date.now();
     try {
       if (what === 'module') {
         const r = await restoreModule(
@@ -91,8 +94,10 @@ export const restoreCommand: Command = {
             dryRun,
             attribution: config.restore.attribution,
             signal: ctx.signal,
+            onProgress: (done, total) => progress.show(formatRestoreProgress(done, total, Date.now() - started), done >= total),
           },
         );
+        progress.done();
         if (ctx.json) ctx.emit(r);
         else {
           const lines: string[] = [];
@@ -117,6 +122,7 @@ export const restoreCommand: Command = {
       }
       return EXIT_CODES.ok;
     } finally {
+      progress.done();
       store.close();
       await client.close();
     }
