@@ -1,15 +1,9 @@
 // The progress line: on a terminal only, updated in place on stderr, never under --json.
 
+import type { PassProgress } from '../sync/pass.js';
 import type { Output } from './command.js';
 
-export interface ProgressSnapshot {
-  modulesDone: number;
-  modulesTotal: number;
-  records: number;
-  requests: number;
-  retries: number;
-  elapsedMs: number;
-}
+export type ProgressSnapshot = PassProgress;
 
 export interface ProgressLine {
   update(p: ProgressSnapshot): void;

@@ -5,25 +5,12 @@ import { Body } from '../body.js';
 import type { AutomationDoc, Json, ModuleDoc, UserDoc } from '../docs.js';
 import { fail } from '../http-reply.js';
 import type { RouteDef } from '../router.js';
+import { SUPPORTED_TRIGGERS } from '../automation-engine.js';
 import { personActor, type World } from '../world.js';
 import { listReply, ok } from './helpers.js';
 
-export const TRIGGER_TYPES: ReadonlySet<string> = new Set([
-  'record_created',
-  'record_moved',
-  'record_renamed',
-  'record_completed',
-  'record_uncompleted',
-  'record_archived',
-  'column_changed',
-  'column_changed_to',
-  'subrecord_created',
-  'subrecord_column_changed',
-  'subrecord_column_changed_to',
-  'subrecord_completed',
-  'all_subrecords_completed',
-  'amendment_posted',
-]);
+// The engine runs every trigger type of the spec, so the valid set and the running set are one list.
+export const TRIGGER_TYPES: ReadonlySet<string> = SUPPORTED_TRIGGERS;
 
 export const ACTION_TYPES: ReadonlySet<string> = new Set([
   'set_column_value',
