@@ -81,6 +81,8 @@ export function exitCodeFor(e: unknown): number {
     case 'restore_refused':
       return EXIT_CODES.restoreRefused;
     case 'storage':
+      // disk full, a read-only or half-created database: the environment, not a bug in wbsync
+      return EXIT_CODES.usage;
     case 'internal':
       return EXIT_CODES.internal;
   }

@@ -20,6 +20,7 @@ export const verifyCommand: Command = {
         ctx.say(`checks: ${report.checks.join(', ')}`);
         ctx.say(report.ok ? 'ok: no problem found' : `${report.problems.length} problem(s):`);
         for (const p of report.problems) ctx.say(`  - ${p.check}: ${p.message}`);
+        for (const w of report.warnings ?? []) ctx.say(`  warning: ${w.check}: ${w.message}`);
       }
       return report.ok ? EXIT_CODES.ok : EXIT_CODES.partial;
     } finally {
