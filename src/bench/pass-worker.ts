@@ -7,6 +7,7 @@ import { createLogger } from '../config/logger.js';
 import { openStore } from '../store/index.js';
 import { runPass } from '../sync/pass.js';
 import { naiveCrawl } from './naive-crawl.js';
+import { restoreModule } from '../restore/restore-module.js';
 
 export interface WorkerInput {
   baseUrl: string;
@@ -17,6 +18,8 @@ export interface WorkerInput {
   naive?: boolean;
   /** naive crawl: stop after this many modules */
   maxModules?: number;
+  /** delete the first module live, then restore it from the database */
+  restore?: boolean;
 }
 
 const input = JSON.parse(process.argv[2] ?? '{}') as WorkerInput;
@@ -25,12 +28,24 @@ loop.enable();
 const client = createHttpClient({ baseUrl: input.baseUrl, apiKey: input.apiKey, concurrency: input.concurrency, retries: 5 });
 const started = performance.now();
 let out: Record<string, unknown>;
-if (input.naive) {
+if (input.restore) {
+  const store = openStore(input.db);
+  const victim = store.stateAt()!.modules()[0];
+  await client.deleteModule(victim.id);
+  const before = client.stats().requests;
+  const t0 = performance.now();
+  const res = await restoreModule(
+    { client, store, logger: createLogger({ level: 'silent' }) },
+    { moduleId: victim.id, attribution: 'Restored by wbsync — originally by {author} at {createdAt}.' },
+  );
+  out = { module: victim.name, counts: res.counts, notRestored: res.notRestored.length, restoreRequests: client.stats().requests - before, restoreWallMs: Math.round(performance.now() - t0) };
+  store.close();
+} else if (input.naive) {
   const res = await naiveCrawl(client, input.maxModules ?? Infinity);
   out = { ...res };
 } else {
   const store = openStore(input.db);
-  const res = await runPass({ client, store, logger: createLogger({ level: 'silent' }) }, { full: input.full });
+  const res = await runPass({ client, store, logger: createLogger({ level: 'silent' }) }, { full: input.full, feedSlices: input.concurrency });
   store.close();
   out = { snapshot: res.snapshot, kind: res.kind, status: res.status, counts: res.counts, failures: res.failures.length };
 }

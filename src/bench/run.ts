@@ -38,6 +38,7 @@ function minimumRequests(dbPath: string): Figures {
     withAmendments: one('SELECT COUNT(*) FROM records WHERE amendment_count > 0'),
     activityRows: one('SELECT COUNT(*) FROM activity'),
     cells: one('SELECT COUNT(*) FROM cells'),
+    modulesWithReferences: one("SELECT COUNT(DISTINCT module_id) FROM columns WHERE type IN ('relation', 'reference')"),
   };
   db.close();
   const activityPages = Math.max(1, Math.ceil(shape.activityRows / 100));
@@ -47,6 +48,7 @@ function minimumRequests(dbPath: string): Figures {
     shape.members + // module-access grants per member
     activityPages +
     shape.modules * 4 + // collections, columns x2, module automations
+    shape.modulesWithReferences + // resolved references
     shape.collections + // one record list per collection
     shape.records + shape.subRecords + // one cell read per record and sub-record
     shape.withSubRecords +
@@ -111,6 +113,20 @@ async function main(): Promise<void> {
       ratioToFull: Math.round((inc.requests / c32.requests) * 10000) / 100 + '%',
       wallMs: inc.wallMs,
       nothingChanged: { kind: idle.kind, requests: idle.requests, perWorkspace: idle.requests / changes.workspaces, wallMs: idle.wallMs },
+    };
+    process.stderr.write('bench: restore a deleted module...\n');
+    const rest = runWorker({ ...base, restore: true, db: join(dir, 'c32.db'), concurrency: 8 });
+    const restoreBound = (rest.restoreRequests * LATENCY_MS) / 8;
+    report.restore = {
+      module: rest.module,
+      counts: rest.counts,
+      notRestored: rest.notRestored,
+      concurrency: 8,
+      requests: rest.restoreRequests,
+      wallMs: rest.restoreWallMs,
+      latencyBoundMs: Math.round(restoreBound),
+      wallOverBound: Math.round((rest.restoreWallMs / restoreBound) * 100) / 100,
+      sequentialMs: rest.restoreRequests * LATENCY_MS,
     };
   } finally {
     await emu.stop();

@@ -15,7 +15,8 @@ export type EntityKind =
   | 'amendment'
   | 'automation'
   | 'activity'
-  | 'moduleAccess';
+  | 'moduleAccess'
+  | 'reference';
 
 export interface Workspace {
   id: string;
@@ -185,6 +186,17 @@ export interface ModuleAccess {
   openToRole: boolean;
   canAccess: boolean;
   isCreator: boolean;
+  raw: RawObject;
+}
+
+/** One resolved relation/reference cell of GET /record-values/references/{module}. */
+export interface ResolvedReference {
+  moduleId: string;
+  recordId: string;
+  columnId: string;
+  /** JSON text of `items` (null when absent). */
+  items: unknown;
+  display: unknown;
   raw: RawObject;
 }
 

@@ -67,6 +67,10 @@ export const SPECS: Record<EntityKind, EntitySpec> = {
     kind: 'activity', table: 'activity_versions', key: ['id'],
     fields: [f('id'), f('workspaceId'), f('action'), f('message'), f('targetName'), f('moduleId'), f('collectionId'), f('recordId'), f('columnId'), f('userId'), f('automationId'), f('before'), f('after'), f('createdAt'), RAW],
   },
+  reference: {
+    kind: 'reference', table: 'reference_versions', key: ['module_id', 'record_id', 'column_id'],
+    fields: [f('moduleId'), f('recordId'), f('columnId'), f('items', 'json'), f('display', 'json'), RAW],
+  },
   moduleAccess: {
     kind: 'moduleAccess', table: 'module_access_versions', key: ['workspace_id', 'user_id', 'module_id'],
     fields: [f('workspaceId'), f('userId'), f('moduleId'), f('granted', 'bool'), f('openToRole', 'bool'), f('canAccess', 'bool'), f('isCreator', 'bool'), RAW],
@@ -86,6 +90,7 @@ export const UPSERT_ORDER = [
   ['automations', 'automation'],
   ['activity', 'activity'],
   ['moduleAccess', 'moduleAccess'],
+  ['references', 'reference'],
 ] as const satisfies ReadonlyArray<readonly [string, EntityKind]>;
 
 export const quoteCol = (c: string): string => `"${c}"`;

@@ -61,6 +61,9 @@ export class GoneMarker {
       case 'workspaceAutomation':
         this.close('automation', `workspace_id = ? AND scope = 'workspace' AND id ${NOT_IN}`, [l.workspaceId, ids]);
         return;
+      case 'reference':
+        this.close('reference', `module_id = ? AND (record_id || '/' || column_id) ${NOT_IN}`, [l.moduleId, ids]);
+        return;
       case 'moduleAccess':
         this.close('moduleAccess', `workspace_id = ? AND user_id = ? AND module_id ${NOT_IN}`, [l.workspaceId, l.userId, ids]);
         return;
@@ -110,6 +113,7 @@ export class GoneMarker {
     this.close('column', 'module_id = ?', [id]);
     this.close('automation', 'module_id = ?', [id]);
     this.close('moduleAccess', 'module_id = ?', [id]);
+    this.close('reference', 'module_id = ?', [id]);
     this.close('module', 'id = ?', [id]);
   }
 

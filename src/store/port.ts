@@ -14,6 +14,7 @@ import type {
   Member,
   Module,
   ModuleAccess,
+  ResolvedReference,
   Workspace,
 } from '../domain/entities.js';
 
@@ -47,6 +48,8 @@ export interface Upserts {
   /** Activity rows are stored once each by id and never marked gone (retention must not erase history). */
   activity?: Activity[];
   moduleAccess?: ModuleAccess[];
+  /** Resolved relation/reference cells of a module (GET /record-values/references/{module}). */
+  references?: ResolvedReference[];
 }
 
 /**
@@ -68,7 +71,9 @@ export type Listing =
   | { kind: 'amendment'; recordId: string; ids: string[] }
   | { kind: 'moduleAutomation'; moduleId: string; ids: string[] }
   | { kind: 'workspaceAutomation'; workspaceId: string; ids: string[] }
-  | { kind: 'moduleAccess'; workspaceId: string; userId: string; ids: string[] /* module ids */ };
+  | { kind: 'moduleAccess'; workspaceId: string; userId: string; ids: string[] /* module ids */ }
+  /** Resolved references of a module; ids are `recordId/columnId`. */
+  | { kind: 'reference'; moduleId: string; ids: string[] };
 
 /** An explicit removal; `cascade` also marks gone everything beneath (module → collections,
  * columns, records, cells, amendments, module automations, access rows; record → sub-records,

@@ -9,6 +9,7 @@ import type { Amendment, BoardRecord, Cell, Column, Module } from '../domain/ent
 import { isWbsyncError } from '../domain/errors.js';
 import type { ServiceClient } from '../api/port.js';
 import type { GoneMark, Listing, StateReader, WriteBatch } from '../store/port.js';
+import { readReferences } from './references.js';
 
 export interface ModuleCrawlPlan {
   mode: 'full' | 'incremental';
@@ -77,6 +78,7 @@ export async function crawlModule(
     }
   }
 
+  const referencesP = readReferences(client, module.id, [...recordColumns, ...subColumns]);
   const listed = await Promise.all(collections.map((c) => client.listRecords(c.id)));
   const upRecords: BoardRecord[] = [];
   const cells: Cell[] = [];
@@ -147,6 +149,8 @@ export async function crawlModule(
     if (!nowCollections.has(c.id)) gone.push({ kind: 'collection', id: c.id, cascade: true });
   }
 
+  const refs = await referencesP;
+  listings.push(refs.listing);
   return {
     batch: {
       upserts: {
@@ -157,6 +161,7 @@ export async function crawlModule(
         cells,
         amendments,
         automations,
+        references: refs.references,
       },
       listings,
       gone,

@@ -18,6 +18,8 @@ export interface PassOptions {
   exclude?: string[];
   /** Modules crawled at once (memory is bounded by this many modules). Default 2. */
   modulesInFlight?: number;
+  /** Time slices read side by side when a full pass reads a whole feed. Default 8. */
+  feedSlices?: number;
   signal?: AbortSignal;
   onProgress?: (p: PassProgress) => void;
 }
@@ -146,6 +148,7 @@ export async function runPass(deps: PassDeps, opts: PassOptions = {}): Promise<P
             report();
           },
           signal: opts.signal,
+          feedSlices: opts.feedSlices ?? 8,
         },
         ws,
         opts.full === true,

@@ -9,8 +9,10 @@ import type { ServiceClient } from '../api/port.js';
 import type { Logger } from '../config/logger.js';
 import type { GoneMark, Listing, StateReader, Store, WriteBatch } from '../store/port.js';
 import { tailActivity, type TailResult } from './activity-tail.js';
+import { readWholeFeed } from './feed-read.js';
 import { planIncremental } from './incremental-plan.js';
 import { crawlModule } from './module-crawl.js';
+import { readReferences, referencesStale } from './references.js';
 
 export interface PassEnv {
   client: ServiceClient;
@@ -22,6 +24,8 @@ export interface PassEnv {
   apply: (batch: WriteBatch) => Promise<void>;
   onModuleDone: (records: number) => void;
   onModulesPlanned: (count: number) => void;
+  /** Parallel time slices for reading a whole feed (about the requests in flight). */
+  feedSlices: number;
   signal?: AbortSignal;
 }
 
@@ -94,9 +98,28 @@ export async function syncWorkspace(env: PassEnv, ws: Workspace, wantFull: boole
     }
   }
   const full = outcome.mode === 'full';
-  // A full crawl reads the whole feed alongside the modules; its first request (the signpost)
-  // is queued before any module request.
-  const fullTail = full ? tailActivity(client, ws.id, null) : null;
+  // A full crawl reads the whole feed first, in parallel time slices, streaming rows to the store
+  // in batches; its first page is the signpost the cursor will take. Reading it before the modules
+  // keeps its chains from waiting behind hundreds of queued module requests.
+  let fullHead: string | null = null;
+  if (full) {
+    let buffer: Activity[] = [];
+    const flush = async (): Promise<void> => {
+      const batch = buffer;
+      buffer = [];
+      if (batch.length) await env.apply({ upserts: { activity: batch } });
+    };
+    const feed = await readWholeFeed(client, ws.id, {
+      slices: env.feedSlices,
+      onRows: async (rows) => {
+        buffer.push(...rows);
+        if (buffer.length >= 2000) await flush();
+      },
+    });
+    await flush();
+    fullHead = feed.head;
+    outcome.activityRows = feed.rows;
+  }
 
   const [members, modules] = await Promise.all([
     full || !prev ? client.listMembers(ws.id) : Promise.resolve(null),
@@ -139,6 +162,17 @@ export async function syncWorkspace(env: PassEnv, ws: Workspace, wantFull: boole
       }),
     ),
   );
+  // Modules not crawled whose relation columns point at a crawled one: their resolved references
+  // (names and values of the far side's records) may have moved.
+  if (!full && crawled.size) {
+    const stale = modules.filter((m) => !toCrawl.includes(m) && referencesStale(prev?.columns(m.id) ?? [], crawled));
+    await Promise.all(
+      stale.map(async (m) => {
+        const refs = await readReferences(client, m.id, prev?.columns(m.id) ?? []);
+        await env.apply({ upserts: { references: refs.references }, listings: [refs.listing] });
+      }),
+    );
+  }
   if (env.signal?.aborted) throw new WbsyncError('partial', 'pass interrupted by a signal; nothing half-written was kept — run again to resume', { details: { interrupted: true } });
   outcome.modulesCrawled = crawled.size;
 
@@ -151,14 +185,9 @@ export async function syncWorkspace(env: PassEnv, ws: Workspace, wantFull: boole
   if (automations) listings.push({ kind: 'workspaceAutomation', workspaceId: ws.id, ids: automations.map((a) => a.id) });
   if (access && liveMembers) listings.push(...accessListings(ws.id, liveMembers, access));
 
-  let rows = newRows;
-  let head = tail?.head ?? cursor?.cursor ?? null;
-  if (fullTail) {
-    const t = await fullTail;
-    rows = t.rows;
-    head = t.head;
-  }
-  outcome.activityRows = rows.length;
+  const rows = full ? [] : newRows;
+  const head = full ? fullHead : (tail?.head ?? cursor?.cursor ?? null);
+  if (!full) outcome.activityRows = rows.length;
   const batch: WriteBatch = {
     upserts: {
       // A module whose crawl failed keeps its old version, so the next pass still sees it as moved.

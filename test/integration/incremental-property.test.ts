@@ -6,13 +6,14 @@ import type { Dialect, RunningEmulator } from '../../src/emulator/types.js';
 import type { Store } from '../../src/store/port.js';
 import { api, makeHarness, unwrap, view, type Harness } from '../helpers/harness.js';
 
-const VIEWS = ['workspaces', 'members', 'modules', 'collections', 'columns', 'records', 'cells', 'amendments', 'automations', 'activity'];
+const VIEWS = ['workspaces', 'members', 'modules', 'collections', 'columns', 'records', 'cells', 'amendments', 'automations', 'activity', 'resolved_references'];
 
 /** Every row of every view, keyed for a readable entity-by-entity difference. */
 function viewDiff(a: Store, b: Store): string[] {
   const out: string[] = [];
   for (const v of VIEWS) {
-    const key = (r: Record<string, unknown>) => (v === 'members' ? `${r.workspace_id}/${r.user_id}` : String(r.id));
+    const key = (r: Record<string, unknown>) =>
+      v === 'members' ? `${r.workspace_id}/${r.user_id}` : v === 'resolved_references' ? `${r.module_id}/${r.record_id}/${r.column_id}` : String(r.id);
     const ra = new Map(view(a, v).map((r) => [key(r), r]));
     const rb = new Map(view(b, v).map((r) => [key(r), r]));
     for (const [k, x] of ra) {
@@ -215,6 +216,7 @@ describe.each(['spec', 'observed'] as Dialect[])('incremental equals full (%s di
       expect(diff, `round ${round}; writes:\n${w.applied.slice(-30).join('\n')}`).toEqual([]);
     }
     expect(w.applied.length).toBeGreaterThan(50);
+    expect(view(h.store, 'resolved_references').length).toBeGreaterThan(0);
     void unwrap;
   });
 

@@ -65,6 +65,7 @@ export const syncCommand: Command = {
           include: config.workspaces.include,
           exclude: config.workspaces.exclude,
           signal: ctx.signal,
+          feedSlices: config.http.concurrency,
           onProgress: (p) => progress.update(p),
         },
       );

@@ -5,8 +5,9 @@ import { migration002 } from './002-entity-versions.js';
 import { migration003 } from './003-reporting-views.js';
 import { migration004 } from './004-search.js';
 import { migration005 } from './005-restore-journal.js';
+import { migration006 } from './006-references.js';
 import type { Migration } from './types.js';
 
 export type { Migration } from './types.js';
 
-export const MIGRATIONS: readonly Migration[] = [migration001, migration002, migration003, migration004, migration005];
+export const MIGRATIONS: readonly Migration[] = [migration001, migration002, migration003, migration004, migration005, migration006];
