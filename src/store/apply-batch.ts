@@ -13,7 +13,7 @@ import { toStorageError } from './storage-error.js';
 import { emptyTally, type VersionedWriter } from './versioned-writer.js';
 
 /** Budget of one synchronous slice; checked after every step, so slices end a little past it. */
-export const SLICE_MS = 40;
+export const SLICE_MS = 20;
 
 const yieldEventLoop = (): Promise<void> => new Promise((resolve) => setImmediate(resolve));
 
