@@ -27,6 +27,7 @@ const loop = monitorEventLoopDelay({ resolution: 5 });
 loop.enable();
 const client = createHttpClient({ baseUrl: input.baseUrl, apiKey: input.apiKey, concurrency: input.concurrency, retries: 5 });
 const started = performance.now();
+const cpu0 = process.cpuUsage();
 let out: Record<string, unknown>;
 if (input.restore) {
   const store = openStore(input.db);
@@ -59,6 +60,7 @@ process.stdout.write(
     requests: stats.requests - stats.retries,
     retries: stats.retries,
     wallMs: Math.round(wallMs),
+    cpuMs: Math.round((process.cpuUsage(cpu0).user + process.cpuUsage(cpu0).system) / 1000),
     peakRssMb: Math.round(process.resourceUsage().maxRSS / 1024),
     eventLoopP99Ms: Math.round((loop.percentile(99) / 1e6) * 10) / 10,
   })}\n`,

@@ -71,6 +71,8 @@ function judge(f: Figures, concurrency: number, minimum: number): Figures {
     cellsPerSec: Math.round(((f.counts?.cell ?? 0) / f.wallMs) * 1000),
     peakRssMb: f.peakRssMb,
     eventLoopP99Ms: f.eventLoopP99Ms,
+    /** CPU time of the syncing process: near wallMs means the pass is CPU-bound here, not latency-bound */
+    cpuMs: f.cpuMs,
   };
 }
 
