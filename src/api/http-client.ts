@@ -3,7 +3,7 @@
 // that leaves this file is a WbsyncError scrubbed of the key.
 
 import type { Logger } from 'pino';
-import type { ColumnScope } from '../domain/entities.js';
+import type { ColumnScope, Member } from '../domain/entities.js';
 import type { HttpMethod } from './endpoint.js';
 import { decodeItems, decodeMany, decodeObject, decodeOne } from './decode.js';
 import { readHealth } from './health.js';
@@ -147,7 +147,7 @@ export function createHttpClient(opts: HttpClientOptions): ServiceClient {
       get('/workspaces/{id}', { id: workspaceId }, (r) => decodeOne(r, ['workspace'], s.WorkspaceSchema, n.toWorkspace), o),
     listMembers: (workspaceId, o) =>
       get('/workspace-members/{workspaceId}', { workspaceId }, (r) =>
-        decodeMany(r, 'members', s.MemberSchema, (b, raw) => n.toMember(b, raw, { workspaceId })), o),
+        decodeMany(r, 'members', s.MemberSchema, (b, raw) => n.toMember(b, raw, { workspaceId })).filter((m): m is Member => m !== null), o),
     listModules: (workspaceId, o) =>
       get('/modules/{workspaceId}', { workspaceId }, (r) =>
         decodeMany(r, 'modules', s.ModuleSchema, (b, raw) => n.toModule(b, raw, { workspaceId })), o),

@@ -57,6 +57,11 @@ describe('normalisers accept both body shapes', () => {
     expect(bare).toMatchObject({ userId: 'u2', membershipId: null, firstName: null });
   });
 
+  it('members: a membership whose user account was deleted (user: null) is skipped, not fatal', async () => {
+    const list = await answer({ members: [{ _id: 'gone', role: 'member', user: null }, { role: 'member', user: 'u2' }] }, (c) => c.listMembers('w1'));
+    expect(list.map((m) => m.userId)).toEqual(['u2']);
+  });
+
   it('modules: list, wrapped create/update, bare update; extra fields kept in raw', async () => {
     const expected = { id: 'm1', workspaceId: 'w1', name: 'Board', description: '', icon: '📋', color: '#3B82F6', visibility: 'workspace', tags: [{ label: 'x', color: '#fff' }], createdAt: T, updatedAt: T, raw: moduleBody };
     expect(await answer({ modules: [moduleBody] }, (c) => c.listModules('w1'))).toEqual([expected]);

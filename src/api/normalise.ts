@@ -80,7 +80,9 @@ export function toWorkspace(b: WorkspaceBody, raw: RawObject): Workspace {
   };
 }
 
-export function toMember(b: MemberBody, raw: RawObject, ctx: NormaliseContext): Member {
+/** null for a membership whose user account no longer exists: it has no user to key it by. */
+export function toMember(b: MemberBody, raw: RawObject, ctx: NormaliseContext): Member | null {
+  if (b.user === null) return null;
   const user = typeof b.user === 'string' ? null : b.user;
   return {
     workspaceId: ctx.workspaceId ?? '',

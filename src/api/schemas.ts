@@ -45,7 +45,8 @@ export const MemberSchema = z.looseObject({
   role: str,
   status: optStr,
   joinedAt: optStr,
-  user: z.union([z.string(), MemberUserSchema]),
+  // null when the member's account was deleted (the deployed service populates a missing user as null)
+  user: z.union([z.string(), MemberUserSchema]).nullable(),
 });
 export type MemberBody = z.infer<typeof MemberSchema>;
 
