@@ -145,8 +145,15 @@ export class RequestHandler {
     const max = this.deps.maxBodyBytes;
     const declared = Number(req.headers['content-length']);
     if (Number.isFinite(declared) && declared > max) {
-      req.resume();
-      return Promise.resolve({ ok: false, reply: w.rules.tooLarge() });
+      // Drain before answering, as Express does: replying first makes Node close the socket under
+      // a client still sending, which then sees EPIPE instead of the 413.
+      return new Promise((resolve) => {
+        const reply = (): void => resolve({ ok: false, reply: w.rules.tooLarge() });
+        req.once('end', reply);
+        req.once('close', reply);
+        req.once('error', reply);
+        req.resume();
+      });
     }
     return new Promise((resolve) => {
       const chunks: Buffer[] = [];
@@ -157,19 +164,25 @@ export class RequestHandler {
         done = true;
         resolve(r);
       };
+      let tooLarge = false;
       req.on('data', (chunk: Buffer) => {
-        if (done) return;
+        if (done || tooLarge) return;
         size += chunk.length;
         if (size > max) {
+          // keep draining (see above) and answer 413 once the body has ended
+          tooLarge = true;
           chunks.length = 0;
-          finish({ ok: false, reply: w.rules.tooLarge() });
           return;
         }
         chunks.push(chunk);
       });
-      req.on('end', () => finish({ ok: true, text: Buffer.concat(chunks).toString('utf8') }));
+      req.on('end', () =>
+        finish(tooLarge ? { ok: false, reply: w.rules.tooLarge() } : { ok: true, text: Buffer.concat(chunks).toString('utf8') }),
+      );
       req.on('error', () => finish({ ok: true, text: '' }));
-      req.on('close', () => finish({ ok: true, text: Buffer.concat(chunks).toString('utf8') }));
+      req.on('close', () =>
+        finish(tooLarge ? { ok: false, reply: w.rules.tooLarge() } : { ok: true, text: Buffer.concat(chunks).toString('utf8') }),
+      );
     });
   }
 
