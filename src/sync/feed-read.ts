@@ -17,27 +17,55 @@ export interface FeedReadResult {
 
 const iso = (ms: number): string => new Date(ms).toISOString();
 
-/** Reads pages from `before` down to `lower` (inclusive; null = the end of the feed). */
-async function readChain(
-  client: ServiceClient,
-  workspaceId: string,
-  before: string,
-  lower: string | null,
-  emit: (rows: Activity[]) => Promise<void>,
-): Promise<number> {
+/** A time range still to read: from `cursorMs` (exclusive, re-asked boundary aside) down to `lowerMs`. */
+interface Slice {
+  cursorMs: number;
+  /** Rows at or above this time belong to the slice; null = down to the end of the feed. */
+  lowerMs: number | null;
+  done: boolean;
+}
+
+/** Slices narrower than the range / (workers x this) are not split: each split costs a page. */
+const SPLIT_DEPTH = 8;
+
+/** Reads one slice page by page; its `lowerMs` may be raised meanwhile by a split. */
+async function readSlice(client: ServiceClient, workspaceId: string, slice: Slice, emit: (rows: Activity[]) => Promise<void>): Promise<number> {
   let requests = 0;
-  let cursor = before;
+  let before = iso(slice.cursorMs);
   for (;;) {
-    const page = await client.listActivity(workspaceId, { limit: PAGE_LIMIT, before: cursor });
+    const page = await client.listActivity(workspaceId, { limit: PAGE_LIMIT, before });
     requests++;
     const rows = page.activities;
+    const lower = slice.lowerMs === null ? null : iso(slice.lowerMs);
     await emit(lower ? rows.filter((r) => r.createdAt >= lower) : rows);
-    if (!page.hasMore || rows.length === 0) return requests;
-    const oldest = rows[rows.length - 1].createdAt;
-    if (lower && oldest < lower) return requests;
+    const oldest = rows[rows.length - 1]?.createdAt;
+    if (!page.hasMore || oldest === undefined || (lower !== null && oldest < lower)) break;
     // re-ask the boundary millisecond, unless the whole page is that millisecond
-    cursor = oldest === rows[0].createdAt ? oldest : iso(Date.parse(oldest) + 1);
+    before = oldest === rows[0].createdAt ? oldest : iso(Date.parse(oldest) + 1);
+    slice.cursorMs = Date.parse(before);
   }
+  slice.done = true;
+  return requests;
+}
+
+/** Takes the lower half of the widest slice still running, or null when none is worth splitting. */
+function splitWidest(slices: Slice[], floorMs: number, minWidthMs: number): Slice | null {
+  let widest: Slice | null = null;
+  let width = minWidthMs;
+  for (const s of slices) {
+    if (s.done) continue;
+    const w = s.cursorMs - (s.lowerMs ?? floorMs);
+    if (w > width) {
+      width = w;
+      widest = s;
+    }
+  }
+  if (!widest) return null;
+  const mid = Math.round(widest.cursorMs - width / 2);
+  const lower: Slice = { cursorMs: mid, lowerMs: widest.lowerMs, done: false };
+  widest.lowerMs = mid;
+  slices.push(lower);
+  return lower;
 }
 
 export async function readWholeFeed(
@@ -62,21 +90,25 @@ export async function readWholeFeed(
   if (!first.hasMore || rows.length === 0 || head === null) return { head, rows: count, requests, retentionDays };
 
   const highMs = Date.parse(rows[rows.length - 1].createdAt) + 1;
-  const slices = retentionDays && retentionDays > 0 ? Math.max(1, opts.slices) : 1;
-  if (slices === 1) {
-    requests += await readChain(client, workspaceId, iso(highMs), null, emit);
-    return { head, rows: count, requests, retentionDays };
-  }
-  // Rows older than head - retention are gone from the service; the last slice is open-ended
-  // anyway, in case the service's clock is ahead of its newest row.
-  const lowMs = Date.parse(head) - retentionDays! * 86_400_000;
-  const step = Math.max(1, (highMs - lowMs) / slices);
-  const chains: Array<Promise<number>> = [];
-  for (let i = 0; i < slices; i++) {
-    const upper = Math.round(highMs - i * step);
-    const lower = i === slices - 1 ? null : iso(Math.round(highMs - (i + 1) * step));
-    chains.push(readChain(client, workspaceId, iso(upper), lower, emit));
-  }
-  requests += (await Promise.all(chains)).reduce((a, b) => a + b, 0);
+  const workers = retentionDays && retentionDays > 0 ? Math.max(1, opts.slices) : 1;
+  // Rows older than head - retention are gone from the service: a first guess at where the feed
+  // ends. Rows are rarely spread evenly, so a worker whose slice ends takes over the lower half of
+  // the widest slice still running, keeping every worker busy.
+  const floorMs = retentionDays && retentionDays > 0 ? Date.parse(head) - retentionDays * 86_400_000 : highMs;
+  const step = (highMs - floorMs) / workers;
+  const slices: Slice[] = Array.from({ length: workers }, (_, i) => ({
+    cursorMs: Math.round(highMs - i * step),
+    lowerMs: i === workers - 1 ? null : Math.round(highMs - (i + 1) * step),
+    done: false,
+  }));
+  const minWidthMs = Math.max(1000, (highMs - floorMs) / (workers * SPLIT_DEPTH));
+  const work = async (first: Slice): Promise<void> => {
+    for (let slice: Slice | null = first; slice; slice = splitWidest(slices, floorMs, minWidthMs)) {
+      // not `requests += await …`: that reads `requests` before the await and loses other workers' counts
+      const n = await readSlice(client, workspaceId, slice, emit);
+      requests += n;
+    }
+  };
+  await Promise.all(slices.slice(0, workers).map(work));
   return { head, rows: count, requests, retentionDays };
 }
