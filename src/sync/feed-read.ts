@@ -20,6 +20,8 @@ const iso = (ms: number): string => new Date(ms).toISOString();
 /** A time range still to read: from `cursorMs` (exclusive, re-asked boundary aside) down to `lowerMs`. */
 interface Slice {
   cursorMs: number;
+  /** Ids already emitted from the millisecond just above cursorMs (asked again on the next page). */
+  boundaryIds: ReadonlySet<string>;
   /** Rows at or above this time belong to the slice; null = down to the end of the feed. */
   lowerMs: number | null;
   done: boolean;
@@ -37,12 +39,15 @@ async function readSlice(client: ServiceClient, workspaceId: string, slice: Slic
     requests++;
     const rows = page.activities;
     const lower = slice.lowerMs === null ? null : iso(slice.lowerMs);
-    await emit(lower ? rows.filter((r) => r.createdAt >= lower) : rows);
+    const seen = slice.boundaryIds;
+    await emit(rows.filter((r) => (lower === null || r.createdAt >= lower) && !seen.has(r.id)));
     const oldest = rows[rows.length - 1]?.createdAt;
     if (!page.hasMore || oldest === undefined || (lower !== null && oldest < lower)) break;
     // re-ask the boundary millisecond, unless the whole page is that millisecond
     before = oldest === rows[0].createdAt ? oldest : iso(Date.parse(oldest) + 1);
     slice.cursorMs = Date.parse(before);
+    // only the boundary millisecond is asked again: remembering its ids is all de-duplication needs
+    slice.boundaryIds = new Set(rows.filter((r) => r.createdAt === oldest).map((r) => r.id));
   }
   slice.done = true;
   return requests;
@@ -62,7 +67,7 @@ function splitWidest(slices: Slice[], floorMs: number, minWidthMs: number): Slic
   }
   if (!widest) return null;
   const mid = Math.round(widest.cursorMs - width / 2);
-  const lower: Slice = { cursorMs: mid, lowerMs: widest.lowerMs, done: false };
+  const lower: Slice = { cursorMs: mid, boundaryIds: new Set(), lowerMs: widest.lowerMs, done: false };
   widest.lowerMs = mid;
   slices.push(lower);
   return lower;
@@ -73,11 +78,11 @@ export async function readWholeFeed(
   workspaceId: string,
   opts: { slices: number; onRows: (rows: Activity[]) => Promise<void> },
 ): Promise<FeedReadResult> {
-  const seen = new Set<string>();
+  // Slices are disjoint; within one, only its re-asked boundary millisecond repeats (see readSlice),
+  // so no set of every id read is kept: memory stays flat however long the feed.
   let count = 0;
   const emit = async (rows: Activity[]): Promise<void> => {
-    const fresh = rows.filter((r) => !seen.has(r.id));
-    for (const r of fresh) seen.add(r.id);
+    const fresh = rows;
     count += fresh.length;
     if (fresh.length) await opts.onRows(fresh);
   };
@@ -96,8 +101,10 @@ export async function readWholeFeed(
   // the widest slice still running, keeping every worker busy.
   const floorMs = retentionDays && retentionDays > 0 ? Date.parse(head) - retentionDays * 86_400_000 : highMs;
   const step = (highMs - floorMs) / workers;
+  const firstBoundary = new Set(rows.filter((r) => r.createdAt === rows[rows.length - 1].createdAt).map((r) => r.id));
   const slices: Slice[] = Array.from({ length: workers }, (_, i) => ({
     cursorMs: Math.round(highMs - i * step),
+    boundaryIds: i === 0 ? firstBoundary : new Set<string>(),
     lowerMs: i === workers - 1 ? null : Math.round(highMs - (i + 1) * step),
     done: false,
   }));
