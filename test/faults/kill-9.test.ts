@@ -16,7 +16,7 @@ describe.each(['spec', 'observed'] as Dialect[])('kill -9 during sync (%s dialec
   beforeAll(async () => {
     requireBuild();
     tmp = tempDir();
-    emu = await startEmulatorChild(['--dialect', dialect, '--seed', 'large', '--records', '60', '--modules', '6', '--latency-ms', '5']);
+    emu = await startEmulatorChild(['--dialect', dialect, '--seed', 'large', '--records', '60', '--modules', '6', '--latency-ms', '25']);
   });
   afterEach(async () => {
     await stopChildren([emu?.child]);

@@ -34,7 +34,7 @@ describe('secrets and file modes (CLI children)', () => {
     requireBuild();
     tmp = tempDir();
     // some random failures, so that the debug log has retry lines (a clean pass logs little at debug)
-    emu = await startEmulatorChild(['--api-key', CANARY, '--seed', 'large', '--records', '60', '--modules', '6', '--latency-ms', '5', '--fail-rate', '0.03']);
+    emu = await startEmulatorChild(['--api-key', CANARY, '--seed', 'large', '--records', '60', '--modules', '6', '--latency-ms', '25', '--fail-rate', '0.03']);
     expect(emu.apiKey).toBe(CANARY);
     // positive control for the search: the emulator's own ready line does carry the key
     expect(hits(emu.child.out())).toEqual([CANARY, hex]);
