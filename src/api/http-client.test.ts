@@ -18,7 +18,8 @@ import {
   type FakeServer,
 } from './testing/fake-server.js';
 
-const KEY = 'crm_0123456789abcdef0123456789abcdef0123456789abcdef0123456789abcdef';
+// built at run time: nothing shaped like a real key is committed
+const KEY = `crm_${'0123456789abcdef'.repeat(4)}`;
 const T = '2026-01-15T09:00:00.000Z';
 const record = { _id: 'r1', name: 'Row', collectionName: 'c1', parentRecord: null, module: 'm1', workspace: 'w1', createdAt: T };
 
