@@ -2,14 +2,14 @@
 // body is retried; an oversized body is refused with bad_response (one module, or the pass).
 
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
-import { createHttpClient, type HttpClientOptions } from '../../src/api/http-client.js';
+import type { HttpClientOptions } from '../../src/api/http-client.js';
 import type { ServiceClient } from '../../src/api/port.js';
 import { isWbsyncError, type WbsyncError } from '../../src/domain/errors.js';
 import type { Dialect } from '../../src/emulator/types.js';
 import { openStore } from '../../src/store/index.js';
 import type { Store } from '../../src/store/port.js';
 import { runPass } from '../../src/sync/pass.js';
-import { startProxy, type RunningProxy } from '../helpers/fault-kit.js';
+import { proxiedClient, startProxy, type RunningProxy } from '../helpers/fault-kit.js';
 import { makeHarness, silentLogger, view, type Harness } from '../helpers/harness.js';
 
 describe.each(['spec', 'observed'] as Dialect[])('hostile responses (%s dialect)', (dialect) => {
@@ -18,7 +18,7 @@ describe.each(['spec', 'observed'] as Dialect[])('hostile responses (%s dialect)
   const clients: ServiceClient[] = [];
   const stores: Store[] = [];
   const clientVia = (o: Partial<HttpClientOptions> = {}): ServiceClient => {
-    const c = createHttpClient({ baseUrl: proxy.baseUrl, apiKey: h.emu.apiKey, retries: 3, backoffBaseMs: 1, backoffMaxMs: 2, timeoutMs: 10_000, ...o });
+    const c = proxiedClient(proxy, h.emu.apiKey, { retries: 3, ...o });
     clients.push(c);
     return c;
   };

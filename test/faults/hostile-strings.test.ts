@@ -3,12 +3,11 @@
 // An unknown column type and unknown fields (injected through a proxy) survive in `raw`.
 
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { createHttpClient } from '../../src/api/http-client.js';
 import type { ServiceClient } from '../../src/api/port.js';
 import type { Dialect } from '../../src/emulator/types.js';
 import { runPass } from '../../src/sync/pass.js';
-import { startProxy, type RunningProxy } from '../helpers/fault-kit.js';
-import { api, makeHarness, silentLogger, unwrap, view, type Harness } from '../helpers/harness.js';
+import { startProxiedHarness, type ProxiedHarness, type RunningProxy } from '../helpers/fault-kit.js';
+import { api, silentLogger, unwrap, view, type Harness } from '../helpers/harness.js';
 
 const LONG = `${'Ω≈ç√'.repeat(2499)}end!`; // 10,000 UTF-16 units, multi-byte in UTF-8
 const HOSTILE: Record<string, string> = {
@@ -31,16 +30,14 @@ describe.each(['spec', 'observed'] as Dialect[])('hostile strings (%s dialect)',
   let h: Harness;
   let proxy: RunningProxy;
   let client: ServiceClient;
+  let setup: ProxiedHarness | undefined;
 
   beforeAll(async () => {
-    h = await makeHarness(dialect, { randomSeed: 31 });
-    proxy = await startProxy(h.emu.baseUrl);
-    client = createHttpClient({ baseUrl: proxy.baseUrl, apiKey: h.emu.apiKey, retries: 2, backoffBaseMs: 1, backoffMaxMs: 2, timeoutMs: 10_000 });
+    setup = await startProxiedHarness(dialect, 31);
+    ({ h, proxy, client } = setup);
   });
   afterAll(async () => {
-    await client?.close();
-    await proxy?.stop();
-    await h?.close();
+    await setup?.close();
   });
 
   it('round-trip byte for byte through views and raw; unknown types and fields kept', async () => {

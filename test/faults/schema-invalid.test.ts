@@ -3,13 +3,12 @@
 // failed module's history is untouched, and the CLI exits 5.
 
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { createHttpClient } from '../../src/api/http-client.js';
 import type { ServiceClient } from '../../src/api/port.js';
 import { runCli } from '../../src/cli/run.js';
 import type { Dialect } from '../../src/emulator/types.js';
 import { runPass } from '../../src/sync/pass.js';
-import { startProxy, type RunningProxy } from '../helpers/fault-kit.js';
-import { api, makeHarness, silentLogger, view, type Harness } from '../helpers/harness.js';
+import { startProxiedHarness, type ProxiedHarness, type RunningProxy } from '../helpers/fault-kit.js';
+import { api, silentLogger, view, type Harness } from '../helpers/harness.js';
 
 const VERSIONED = ['module_versions', 'collection_versions', 'column_versions', 'record_versions', 'cell_versions', 'amendment_versions', 'automation_versions'];
 
@@ -27,16 +26,14 @@ describe.each(['spec', 'observed'] as Dialect[])('schema-invalid answer for one 
   let h: Harness;
   let proxy: RunningProxy;
   let client: ServiceClient;
+  let setup: ProxiedHarness | undefined;
 
   beforeAll(async () => {
-    h = await makeHarness(dialect, { randomSeed: 11 });
-    proxy = await startProxy(h.emu.baseUrl);
-    client = createHttpClient({ baseUrl: proxy.baseUrl, apiKey: h.emu.apiKey, retries: 2, backoffBaseMs: 1, backoffMaxMs: 2, timeoutMs: 10_000 });
+    setup = await startProxiedHarness(dialect, 11);
+    ({ h, proxy, client } = setup);
   });
   afterAll(async () => {
-    await client?.close();
-    await proxy?.stop();
-    await h?.close();
+    await setup?.close();
   });
 
   it('fails only that module, names endpoint and field, keeps its history; CLI exits 5', async () => {

@@ -1,7 +1,7 @@
 // What the reporting views must hold after a full sync, computed from the emulator's own state
 // (its dump), so the comparison is value by value against the source of truth, not the client.
 
-import type { EmulatorDump } from '../../src/emulator/types.js';
+import type { LooseDump } from './harness.js';
 
 type Doc = Record<string, any>;
 
@@ -25,7 +25,7 @@ export interface ExpectedViews {
  * @param ownerId the key's user (owner of the seeded workspaces: sees every module and row)
  * @param retentionStart ISO time before which activity rows have expired (null: none)
  */
-export function expectedViews(d: EmulatorDump, ownerId: string, dialect: 'spec' | 'observed'): ExpectedViews {
+export function expectedViews(d: LooseDump, ownerId: string, dialect: 'spec' | 'observed'): ExpectedViews {
   const liveWs = d.workspaces.filter((w) => !w.isDeleted && d.members.some((m) => m.workspace === w._id && m.user === ownerId && !m.isDeleted));
   const wsIds = new Set(liveWs.map((w) => w._id));
   const mods = d.modules.filter((m) => !m.isDeleted && wsIds.has(m.workspace));

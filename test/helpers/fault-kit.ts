@@ -6,7 +6,11 @@ import { existsSync } from 'node:fs';
 import http from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { fileURLToPath } from 'node:url';
+import { createHttpClient, type HttpClientOptions } from '../../src/api/http-client.js';
+import type { ServiceClient } from '../../src/api/port.js';
+import type { Dialect } from '../../src/emulator/types.js';
 import type { Store } from '../../src/store/port.js';
+import { makeHarness, type Harness } from './harness.js';
 
 export const REPO = fileURLToPath(new URL('../..', import.meta.url));
 export const CLI = fileURLToPath(new URL('../../dist/cli/main.js', import.meta.url));
@@ -201,4 +205,33 @@ export function diffViews(a: Store, b: Store, views: readonly string[] = VIEWS):
 /** Row counts per view (to show a comparison was not of two empty databases). */
 export function viewCounts(s: Store, views: readonly string[] = VIEWS): Record<string, number> {
   return Object.fromEntries(views.map((v) => [v, (s.db.prepare(`SELECT COUNT(*) AS n FROM "${v}"`).get() as { n: number }).n]));
+}
+
+/** A client of the product that talks through a proxy, with tiny backoff for tests. */
+export function proxiedClient(proxy: RunningProxy, apiKey: string, opts: Partial<HttpClientOptions> = {}): ServiceClient {
+  return createHttpClient({ baseUrl: proxy.baseUrl, apiKey, retries: 2, backoffBaseMs: 1, backoffMaxMs: 2, timeoutMs: 10_000, ...opts });
+}
+
+export interface ProxiedHarness {
+  h: Harness;
+  proxy: RunningProxy;
+  client: ServiceClient;
+  close(): Promise<void>;
+}
+
+/** The demo-seeded harness with a rewriting proxy in front of its emulator and a client through it. */
+export async function startProxiedHarness(dialect: Dialect, randomSeed: number): Promise<ProxiedHarness> {
+  const h = await makeHarness(dialect, { randomSeed });
+  const proxy = await startProxy(h.emu.baseUrl);
+  const client = proxiedClient(proxy, h.emu.apiKey);
+  return {
+    h,
+    proxy,
+    client,
+    async close() {
+      await client.close();
+      await proxy.stop();
+      await h.close();
+    },
+  };
 }

@@ -100,6 +100,12 @@ export function unwrap(body: any, key: string): any {
   return body && typeof body === 'object' && key in body && typeof body[key] === 'object' ? body[key] : body;
 }
 
+/** The emulator's dump with rows typed loosely, for tests that read its documents' fields. */
+export type LooseDump = { [K in keyof import('../../src/emulator/types.js').EmulatorDump]: Array<Record<string, any>> };
+export function dumpOf(emu: RunningEmulator): LooseDump {
+  return emu.dump() as LooseDump;
+}
+
 /** Rows of a view, as plain objects. */
 export function view(store: Store, name: string, where = '', params: unknown[] = []): Record<string, any>[] {
   return store.db.prepare(`SELECT * FROM ${name} ${where}`).all(...params) as Record<string, any>[];

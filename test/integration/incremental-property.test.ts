@@ -4,7 +4,7 @@
 import { afterEach, describe, expect, it } from 'vitest';
 import type { Dialect, RunningEmulator } from '../../src/emulator/types.js';
 import type { Store } from '../../src/store/port.js';
-import { api, makeHarness, unwrap, view, type Harness } from '../helpers/harness.js';
+import { api, dumpOf, makeHarness, unwrap, view, type Harness } from '../helpers/harness.js';
 
 const VIEWS = ['workspaces', 'members', 'modules', 'collections', 'columns', 'records', 'cells', 'amendments', 'automations', 'activity', 'resolved_references'];
 
@@ -66,7 +66,7 @@ class Writer {
   }
 
   private live() {
-    const d = this.emu.dump();
+    const d = dumpOf(this.emu);
     const mods = d.modules.filter((m) => !m.isDeleted);
     const modIds = new Set(mods.map((m) => m._id));
     const cols = d.collections.filter((c) => !c.isDeleted && modIds.has(c.module));

@@ -5,7 +5,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { Dialect } from '../../src/emulator/types.js';
 import { diffRows } from '../helpers/compare.js';
 import { expectedViews } from '../helpers/expected-views.js';
-import { api, makeHarness, unwrap, view, type Harness } from '../helpers/harness.js';
+import { api, dumpOf, makeHarness, unwrap, view, type Harness } from '../helpers/harness.js';
 
 const VIEWS = ['workspaces', 'members', 'modules', 'collections', 'columns', 'records', 'cells', 'amendments', 'automations', 'activity'] as const;
 
@@ -24,7 +24,7 @@ describe.each(['spec', 'observed'] as Dialect[])('full sync (%s dialect)', (dial
     expect(result.status).toBe('complete');
     expect(result.failures).toEqual([]);
     await h.emu.idle();
-    const exp = expectedViews(h.emu.dump(), h.emu.users[0].id, dialect);
+    const exp = expectedViews(dumpOf(h.emu), h.emu.users[0].id, dialect);
     const problems: string[] = [];
     for (const v of VIEWS) {
       const rows = view(h.store, v);
@@ -54,7 +54,7 @@ describe.each(['spec', 'observed'] as Dialect[])('full sync (%s dialect)', (dial
   });
 
   it('one change adds exactly that version; deletes are marked gone and stay in history', async () => {
-    const dump = h.emu.dump();
+    const dump = dumpOf(h.emu);
     const rec = dump.records.find((r) => !r.isDeleted && !r.isArchived && !r.parentRecord)!;
     const renamed = await api(h.emu, 'PUT', `/records/${rec._id}`, { name: 'Renamed by test ✓' });
     expect(renamed.status).toBe(200);
