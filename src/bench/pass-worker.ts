@@ -2,6 +2,7 @@
 // Input: a JSON argument; output: one JSON line on stdout.
 
 import { monitorEventLoopDelay } from 'node:perf_hooks';
+import { keepHeapNearLiveData } from '../config/heap-policy.js';
 import { createHttpClient } from '../api/http-client.js';
 import { createLogger } from '../config/logger.js';
 import { openStore } from '../store/index.js';
@@ -22,6 +23,8 @@ export interface WorkerInput {
   restore?: boolean;
 }
 
+// measured as the CLI runs: with its heap policy
+keepHeapNearLiveData();
 const input = JSON.parse(process.argv[2] ?? '{}') as WorkerInput;
 const loop = monitorEventLoopDelay({ resolution: 5 });
 loop.enable();

@@ -1,7 +1,10 @@
 #!/usr/bin/env node
 // The `wbsync` executable: wires the process (argv, streams, signals) to the CLI.
 
+import { keepHeapNearLiveData } from '../config/heap-policy.js';
 import { runCli } from './run.js';
+
+keepHeapNearLiveData();
 
 const controller = new AbortController();
 let signals = 0;

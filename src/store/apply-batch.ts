@@ -1,6 +1,7 @@
-// apply(): one batch in ONE transaction, written in slices of at most ~SLICE_MS with the event
-// loop yielded between slices (inside the transaction: BEGIN IMMEDIATE ... COMMIT by hand), so a
-// 50k-cell batch does not starve HTTP requests in flight. Callers serialise through a mutex.
+// apply(): one batch in ONE transaction (BEGIN IMMEDIATE ... COMMIT by hand). On the main thread
+// (the inline writer) it is written in slices of at most ~SLICE_MS with the event loop yielded
+// between slices, so a 50k-cell batch does not starve HTTP requests in flight; the writer thread
+// (writer-thread.ts) has no requests to starve and writes straight through. Callers serialise.
 import { performance } from 'node:perf_hooks';
 import type Database from 'better-sqlite3';
 import { WbsyncError } from '../domain/errors.js';
@@ -24,7 +25,7 @@ export interface ApplyContext {
   cursors: Cursors;
 }
 
-export async function applyBatch(ctx: ApplyContext, snapshotId: number, batch: WriteBatch): Promise<ApplyResult> {
+export async function applyBatch(ctx: ApplyContext, snapshotId: number, batch: WriteBatch, sliceMs = SLICE_MS): Promise<ApplyResult> {
   const { db, writer, snapshots, cursors } = ctx;
   const status = snapshots.status(snapshotId);
   if (status !== 'running') {
@@ -53,7 +54,7 @@ export async function applyBatch(ctx: ApplyContext, snapshotId: number, batch: W
     let sliceStart = performance.now();
     for (const step of steps) {
       step();
-      if (performance.now() - sliceStart >= SLICE_MS) {
+      if (performance.now() - sliceStart >= sliceMs) {
         await yieldEventLoop();
         if (!db.open || !db.inTransaction) throw new WbsyncError('storage', 'the batch transaction ended while yielding (store closed?)');
         sliceStart = performance.now();

@@ -96,7 +96,7 @@ export const UPSERT_ORDER = [
 export const quoteCol = (c: string): string => `"${c}"`;
 export const colList = (spec: EntitySpec): string => spec.fields.map((x) => quoteCol(x.col)).join(', ');
 
-type SqlValue = string | number | null;
+export type SqlValue = string | number | null;
 
 function toSql(type: ColType, v: unknown): SqlValue {
   if (v === null || v === undefined) return null;
@@ -125,10 +125,10 @@ function fromSql(type: ColType, v: unknown): unknown {
   }
 }
 
-/** Column values in table order. */
-export function toRow(spec: EntitySpec, entity: object): SqlValue[] {
+/** Column values in table order; `rawText`, when given, is stored as the raw column (already JSON). */
+export function toRow(spec: EntitySpec, entity: object, rawText?: string): SqlValue[] {
   const e = entity as Record<string, unknown>;
-  return spec.fields.map((fs) => toSql(fs.type, e[fs.prop]));
+  return spec.fields.map((fs) => (fs === RAW && rawText !== undefined ? rawText : toSql(fs.type, e[fs.prop])));
 }
 
 /** A domain entity from a row read with colList(spec) in raw (array) mode. */

@@ -1,9 +1,9 @@
 // The Store port over one better-sqlite3 connection. Writes outside apply() are small and
-// synchronous; apply() is chunked and serialised (see apply-batch.ts).
+// synchronous; apply() is serialised and handed to a batch writer (see batch-writer.ts).
 import type Database from 'better-sqlite3';
 import type { Clock } from '../domain/clock.js';
 import { WbsyncError } from '../domain/errors.js';
-import { applyBatch } from './apply-batch.js';
+import { InlineBatchWriter, type BatchWriter } from './batch-writer.js';
 import { Cursors } from './cursors.js';
 import { SPECS } from './entity-specs.js';
 import { exportCopy } from './export.js';
@@ -15,7 +15,7 @@ import { Snapshots } from './snapshots.js';
 import { SqliteStateReader } from './state-reader.js';
 import { withStorageErrors } from './storage-error.js';
 import { verifyDatabase } from './verify.js';
-import { VersionedWriter } from './versioned-writer.js';
+import { ThreadBatchWriter } from './writer-thread.js';
 
 export class SqliteStore implements Store {
   private readonly mutex = new Mutex();
@@ -23,7 +23,7 @@ export class SqliteStore implements Store {
   private readonly held = new Set<number>();
   private readonly snapshots: Snapshots;
   private readonly cursors: Cursors;
-  private writer: VersionedWriter | undefined;
+  private readonly batches: BatchWriter;
 
   constructor(
     readonly db: Database.Database,
@@ -33,9 +33,14 @@ export class SqliteStore implements Store {
     const now = (): string => clock.now().toISOString();
     this.snapshots = new Snapshots(db, now);
     this.cursors = new Cursors(db, now);
+    this.batches =
+      path === ':memory:' || db.readonly
+        ? new InlineBatchWriter(db, this.snapshots, this.cursors)
+        : new ThreadBatchWriter(path, now, () => db.pragma('max_page_count', { simple: true }) as number);
   }
 
   close(): void {
+    this.batches.close();
     if (this.db.open) this.db.close();
   }
 
@@ -80,10 +85,7 @@ export class SqliteStore implements Store {
   }
 
   apply(snapshotId: number, batch: WriteBatch): Promise<ApplyResult> {
-    return this.mutex.run(() => {
-      this.writer ??= withStorageErrors('preparing writes', () => new VersionedWriter(this.db));
-      return applyBatch({ db: this.db, writer: this.writer, snapshots: this.snapshots, cursors: this.cursors }, snapshotId, batch);
-    });
+    return this.mutex.run(() => this.batches.apply(snapshotId, batch));
   }
 
   getCursor(workspaceId: string): Cursor | null {

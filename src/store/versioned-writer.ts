@@ -4,9 +4,9 @@
 // rewritten in place (changed again) or deleted (gone) instead of leaving a zero-length interval.
 import type Database from 'better-sqlite3';
 import type { EntityKind } from '../domain/entities.js';
-import { contentHash } from './canonical-json.js';
-import { SPECS, colList, quoteCol, toRow, type EntitySpec } from './entity-specs.js';
+import { SPECS, colList, quoteCol, type EntitySpec } from './entity-specs.js';
 import { SearchIndex, isSearchable } from './fts.js';
+import { encodeRow } from './row-encoding.js';
 
 export interface Tally {
   written: Record<string, number>;
@@ -66,8 +66,7 @@ export class VersionedWriter {
   /** Writes `entity` as of snapshot S unless its current version has the same content. */
   upsert(snapshotId: number, kind: EntityKind, entity: object, tally: Tally): void {
     const s = this.stmts(kind);
-    const row = toRow(s.spec, entity);
-    const hash = contentHash(hashable(kind, entity));
+    const { values: row, hash } = encodeRow(kind, s.spec, entity);
     const cur = s.current.get(...s.keyIdx.map((i) => row[i])) as CurrentRow | undefined;
     if (cur && cur.hash === hash) {
       tally.unchanged++;
@@ -118,32 +117,4 @@ export class VersionedWriter {
     }
     return select.all(...params) as string[];
   }
-}
-
-/**
- * Fields the service computes when it answers rather than stores: an activity row's `canRevert` and
- * `revertBlocker` (they flip when later writes block a revert) and a member's live `presence`.
- * A change in them alone is not a new version; otherwise a full pass, which re-reads every row,
- * would record history an incremental pass (which reads each row once) never sees.
- */
-const READ_TIME_FIELDS: Partial<Record<EntityKind, { top: string[]; user?: string[] }>> = {
-  activity: { top: ['canRevert', 'revertBlocker'] },
-  member: { top: [], user: ['presence'] },
-};
-
-function without(obj: unknown, drop: readonly string[]): unknown {
-  if (obj === null || typeof obj !== 'object' || Array.isArray(obj)) return obj;
-  // fromEntries defines own properties, so a hostile "__proto__" key stays a plain key
-  return Object.fromEntries(Object.entries(obj as Record<string, unknown>).filter(([k]) => !drop.includes(k)));
-}
-
-export function hashable(kind: EntityKind, entity: object): object {
-  const rule = READ_TIME_FIELDS[kind];
-  const raw = (entity as { raw?: unknown }).raw;
-  if (!rule || raw === null || typeof raw !== 'object') return entity;
-  let trimmed = without(raw, rule.top) as Record<string, unknown>;
-  if (rule.user && trimmed.user && typeof trimmed.user === 'object') {
-    trimmed = Object.fromEntries(Object.entries(trimmed).map(([k, v]) => [k, k === 'user' ? without(v, rule.user!) : v]));
-  }
-  return { ...entity, raw: trimmed };
 }

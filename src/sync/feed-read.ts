@@ -76,7 +76,12 @@ function splitWidest(slices: Slice[], floorMs: number, minWidthMs: number): Slic
 export async function readWholeFeed(
   client: ServiceClient,
   workspaceId: string,
-  opts: { slices: number; onRows: (rows: Activity[]) => Promise<void> },
+  opts: {
+    slices: number;
+    onRows: (rows: Activity[]) => Promise<void>;
+    /** Called once the first page (the head, which the cursor will take) has been read. */
+    onHead?: (head: string | null) => void;
+  },
 ): Promise<FeedReadResult> {
   // Slices are disjoint; within one, only its re-asked boundary millisecond repeats (see readSlice),
   // so no set of every id read is kept: memory stays flat however long the feed.
@@ -91,6 +96,7 @@ export async function readWholeFeed(
   const rows = first.activities;
   await emit(rows);
   const head = rows[0]?.createdAt ?? null;
+  opts.onHead?.(head);
   const retentionDays = first.retentionDays;
   if (!first.hasMore || rows.length === 0 || head === null) return { head, rows: count, requests, retentionDays };
 

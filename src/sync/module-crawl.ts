@@ -5,6 +5,7 @@
 // hold cells of a changed column. Counts gate reads: no sub-record or amendment list where the
 // record says it has none (its listing is then known to be empty).
 
+import { canonicalJson } from '../domain/canonical-json.js';
 import type { Amendment, BoardRecord, Cell, Column, Module } from '../domain/entities.js';
 import { isWbsyncError } from '../domain/errors.js';
 import type { ServiceClient } from '../api/port.js';
@@ -29,7 +30,8 @@ function isGoneError(e: unknown): boolean {
 }
 
 function sameColumn(a: Column, b: Column): boolean {
-  return JSON.stringify(a.raw) === JSON.stringify(b.raw);
+  // canonical: a stored column's raw comes back with its keys sorted
+  return canonicalJson(a.raw) === canonicalJson(b.raw);
 }
 
 function recordChanged(r: BoardRecord, prev: BoardRecord | undefined): boolean {

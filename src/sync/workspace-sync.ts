@@ -77,6 +77,120 @@ function accessListings(workspaceId: string, members: Member[], access: ModuleAc
   }));
 }
 
+/** Activity rows per write batch of a full feed read (one transaction each). */
+const FEED_BATCH_ROWS = 5000;
+
+/**
+ * Reads the whole feed into the store without holding up the caller: `headRead` settles once the
+ * first page is in (or the read failed), `done` when every row is written. At most one batch is
+ * being written while the next fills, so memory stays at two batches however long the feed.
+ */
+function readFeedInBackground(env: PassEnv, workspaceId: string): { headRead: Promise<void>; done: Promise<{ head: string | null; rows: number }> } {
+  let buffer: Activity[] = [];
+  let writing: Promise<void> = Promise.resolve();
+  const flush = async (): Promise<void> => {
+    await writing; // one batch in the writer at a time; surfaces its failure here
+    const batch = buffer;
+    buffer = [];
+    if (batch.length === 0) return;
+    writing = env.apply({ upserts: { activity: batch } });
+    writing.catch(() => undefined); // awaited by the next flush
+  };
+  let headRead!: () => void;
+  const head = new Promise<void>((resolve) => (headRead = resolve));
+  const done = (async () => {
+    const feed = await readWholeFeed(env.client, workspaceId, {
+      slices: env.feedSlices,
+      onHead: () => headRead(),
+      onRows: async (rows) => {
+        if (env.signal?.aborted) throw new WbsyncError('partial', 'feed read stopped by a signal', { details: { interrupted: true } });
+        buffer.push(...rows);
+        if (buffer.length >= FEED_BATCH_ROWS) await flush();
+      },
+    });
+    await flush();
+    await writing;
+    return { head: feed.head, rows: feed.rows };
+  })();
+  done.catch(() => undefined); // the caller awaits it after the module crawl
+  return { headRead: Promise.race([head, done.then(() => undefined)]), done };
+}
+
+interface CrawledParts {
+  modules: Module[];
+  plan: ReturnType<typeof planIncremental>;
+  liveMembers: Member[] | null;
+  automations: Awaited<ReturnType<ServiceClient['listWorkspaceAutomations']>> | null;
+  access: ModuleAccess[] | null;
+  toCrawl: Module[];
+  crawled: Set<string>;
+}
+
+/** Members, modules, workspace automations, grants, then each module to crawl (each its own batch). */
+async function crawlParts(env: PassEnv, ws: Workspace, prev: StateReader | null, full: boolean, newRows: Activity[], outcome: WorkspaceOutcome): Promise<CrawledParts> {
+  const { client, logger } = env;
+  const [members, modules] = await Promise.all([
+    full || !prev ? client.listMembers(ws.id) : Promise.resolve(null),
+    client.listModules(ws.id),
+  ]);
+  const modulesBefore = prev?.modules(ws.id) ?? [];
+  const plan = planIncremental({
+    rows: newRows,
+    modulesNow: modules,
+    modulesBefore,
+    moduleOfRecord: (id) => prev?.record(id)?.moduleId ?? null,
+  });
+
+  const liveMembers = members ?? (plan.membersChanged || plan.accessChanged ? await client.listMembers(ws.id) : null);
+  const automations = full || plan.anyChange ? await client.listWorkspaceAutomations(ws.id) : null;
+  const access = (full || plan.accessChanged || plan.membersChanged) && liveMembers ? await readAccess(client, ws.id, liveMembers) : null;
+
+  const toCrawl: Module[] = full ? modules : modules.filter((m) => plan.touched.has(m.id));
+  env.onModulesPlanned(toCrawl.length);
+  const crawled = new Set<string>();
+  // A failure that ends the pass stops modules not yet started, and waits for those in flight:
+  // none may still be writing once the pass has returned.
+  let fatal: { error: unknown } | null = null;
+  await Promise.all(
+    toCrawl.map((m) =>
+      env.limitModules(async () => {
+        if (env.signal?.aborted || fatal) return;
+        try {
+          const res = await crawlModule(client, m, prev, {
+            mode: full || plan.added.has(m.id) ? 'full' : 'incremental',
+            namedRecords: plan.namedRecords.get(m.id) ?? new Set(),
+          });
+          await env.apply(res.batch);
+          crawled.add(m.id);
+          env.onModuleDone(res.records);
+        } catch (e) {
+          if (!isModuleLevel(e)) {
+            fatal ??= { error: e };
+            return;
+          }
+          const reason = `${e.message}${e.status ? ` (HTTP ${e.status})` : ''}`;
+          outcome.failures.push({ workspaceId: ws.id, moduleId: m.id, moduleName: m.name, reason });
+          logger.warn({ workspaceId: ws.id, moduleId: m.id, reason }, 'module skipped');
+          env.onModuleDone(0);
+        }
+      }),
+    ),
+  );
+  if (fatal) throw (fatal as { error: unknown }).error;
+  // Modules not crawled whose relation columns point at a crawled one: their resolved references
+  // (names and values of the far side's records) may have moved.
+  if (!full && crawled.size) {
+    const stale = modules.filter((m) => !toCrawl.includes(m) && referencesStale(prev?.columns(m.id) ?? [], crawled));
+    await Promise.all(
+      stale.map(async (m) => {
+        const refs = await readReferences(client, m.id, prev?.columns(m.id) ?? []);
+        await env.apply({ upserts: { references: refs.references }, listings: [refs.listing] });
+      }),
+    );
+  }
+  return { modules, plan, liveMembers, automations, access, toCrawl, crawled };
+}
+
 export async function syncWorkspace(env: PassEnv, ws: Workspace, wantFull: boolean): Promise<WorkspaceOutcome> {
   const { client, store, logger } = env;
   const prev: StateReader | null = store.stateAt(env.snapshotId);
@@ -98,83 +212,30 @@ export async function syncWorkspace(env: PassEnv, ws: Workspace, wantFull: boole
     }
   }
   const full = outcome.mode === 'full';
-  // A full crawl reads the whole feed first, in parallel time slices, streaming rows to the store
-  // in batches; its first page is the signpost the cursor will take. Reading it before the modules
-  // keeps its chains from waiting behind hundreds of queued module requests.
-  let fullHead: string | null = null;
+  // A full crawl reads the whole feed in parallel time slices, streaming rows to the store in
+  // batches, side by side with the module crawl below: the writer thread stores activity while
+  // modules are fetched. Its first page, the signpost the cursor will take, is read before any
+  // module, so nothing written during the crawl can fall behind the cursor.
+  let feedDone: Promise<{ head: string | null; rows: number }> | null = null;
   if (full) {
-    let buffer: Activity[] = [];
-    const flush = async (): Promise<void> => {
-      const batch = buffer;
-      buffer = [];
-      if (batch.length) await env.apply({ upserts: { activity: batch } });
-    };
-    const feed = await readWholeFeed(client, ws.id, {
-      slices: env.feedSlices,
-      onRows: async (rows) => {
-        buffer.push(...rows);
-        if (buffer.length >= 2000) await flush();
-      },
-    });
-    await flush();
-    fullHead = feed.head;
-    outcome.activityRows = feed.rows;
+    const feed = readFeedInBackground(env, ws.id);
+    await feed.headRead;
+    feedDone = feed.done;
   }
 
-  const [members, modules] = await Promise.all([
-    full || !prev ? client.listMembers(ws.id) : Promise.resolve(null),
-    client.listModules(ws.id),
-  ]);
-  const modulesBefore = prev?.modules(ws.id) ?? [];
-  const plan = planIncremental({
-    rows: newRows,
-    modulesNow: modules,
-    modulesBefore,
-    moduleOfRecord: (id) => prev?.record(id)?.moduleId ?? null,
-  });
-
-  const liveMembers = members ?? (plan.membersChanged || plan.accessChanged ? await client.listMembers(ws.id) : null);
-  const automations = full || plan.anyChange ? await client.listWorkspaceAutomations(ws.id) : null;
-  const access = (full || plan.accessChanged || plan.membersChanged) && liveMembers ? await readAccess(client, ws.id, liveMembers) : null;
-
-  const toCrawl: Module[] = full ? modules : modules.filter((m) => plan.touched.has(m.id));
-  env.onModulesPlanned(toCrawl.length);
-  const crawled = new Set<string>();
-  await Promise.all(
-    toCrawl.map((m) =>
-      env.limitModules(async () => {
-        if (env.signal?.aborted) return;
-        try {
-          const res = await crawlModule(client, m, prev, {
-            mode: full || plan.added.has(m.id) ? 'full' : 'incremental',
-            namedRecords: plan.namedRecords.get(m.id) ?? new Set(),
-          });
-          await env.apply(res.batch);
-          crawled.add(m.id);
-          env.onModuleDone(res.records);
-        } catch (e) {
-          if (!isModuleLevel(e)) throw e;
-          const reason = `${e.message}${e.status ? ` (HTTP ${e.status})` : ''}`;
-          outcome.failures.push({ workspaceId: ws.id, moduleId: m.id, moduleName: m.name, reason });
-          logger.warn({ workspaceId: ws.id, moduleId: m.id, reason }, 'module skipped');
-          env.onModuleDone(0);
-        }
-      }),
-    ),
-  );
-  // Modules not crawled whose relation columns point at a crawled one: their resolved references
-  // (names and values of the far side's records) may have moved.
-  if (!full && crawled.size) {
-    const stale = modules.filter((m) => !toCrawl.includes(m) && referencesStale(prev?.columns(m.id) ?? [], crawled));
-    await Promise.all(
-      stale.map(async (m) => {
-        const refs = await readReferences(client, m.id, prev?.columns(m.id) ?? []);
-        await env.apply({ upserts: { references: refs.references }, listings: [refs.listing] });
-      }),
-    );
+  let parts: CrawledParts;
+  try {
+    parts = await crawlParts(env, ws, prev, full, newRows, outcome);
+  } catch (e) {
+    // no feed read may outlive the pass that started it
+    await feedDone?.catch(() => undefined);
+    throw e;
   }
+  const { modules, plan, liveMembers, automations, access, toCrawl, crawled } = parts;
+  const fullFeed = feedDone ? await feedDone : null;
   if (env.signal?.aborted) throw new WbsyncError('partial', 'pass interrupted by a signal; nothing half-written was kept — run again to resume', { details: { interrupted: true } });
   outcome.modulesCrawled = crawled.size;
+  if (fullFeed) outcome.activityRows = fullFeed.rows;
 
   // Workspace-level batch: the list entities, vanished modules, the feed rows and the cursor.
   const failedIds = new Set(outcome.failures.map((f) => f.moduleId));
@@ -186,7 +247,7 @@ export async function syncWorkspace(env: PassEnv, ws: Workspace, wantFull: boole
   if (access && liveMembers) listings.push(...accessListings(ws.id, liveMembers, access));
 
   const rows = full ? [] : newRows;
-  const head = full ? fullHead : (tail?.head ?? cursor?.cursor ?? null);
+  const head = fullFeed ? fullFeed.head : (tail?.head ?? cursor?.cursor ?? null);
   if (!full) outcome.activityRows = rows.length;
   const batch: WriteBatch = {
     upserts: {

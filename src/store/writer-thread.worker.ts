@@ -1,0 +1,64 @@
+// The writer thread, worker side: its own connection to the store's file (already migrated by the
+// main connection), applying one batch at a time, straight through (no event loop to yield to here).
+import { parentPort, workerData } from 'node:worker_threads';
+import Database from 'better-sqlite3';
+import { applyBatch, type ApplyContext } from './apply-batch.js';
+import { Cursors } from './cursors.js';
+import { BUSY_TIMEOUT_MS, applyPragmas } from './pragmas.js';
+import { Snapshots } from './snapshots.js';
+import { toStorageError } from './storage-error.js';
+import { VersionedWriter } from './versioned-writer.js';
+import { toErrorFields, type WriterInit, type WriterReply, type WriterRequest } from './writer-thread.js';
+
+const init = workerData as WriterInit;
+const port = init.replies;
+let now = new Date(0).toISOString();
+let ctx: ApplyContext | null = null;
+let pageCap = 0;
+
+function context(): ApplyContext {
+  if (ctx) return ctx;
+  try {
+    const db = new Database(init.path, { fileMustExist: true, timeout: BUSY_TIMEOUT_MS });
+    applyPragmas(db, false);
+    const clock = (): string => now;
+    ctx = { db, writer: new VersionedWriter(db), snapshots: new Snapshots(db, clock), cursors: new Cursors(db, clock) };
+    return ctx;
+  } catch (e) {
+    throw toStorageError(e, `opening database ${init.path} for writing`);
+  }
+}
+
+async function handle(m: WriterRequest): Promise<void> {
+  if (m.type === 'close') {
+    try {
+      if (ctx?.db.open) ctx.db.close();
+    } finally {
+      const flag = new Int32Array(init.closed);
+      Atomics.store(flag, 0, 1);
+      Atomics.notify(flag, 0);
+      port.close();
+      parentPort!.close();
+    }
+    return;
+  }
+  let reply: WriterReply;
+  try {
+    const c = context();
+    now = m.now;
+    if (m.pageCap !== pageCap) {
+      c.db.pragma(`max_page_count = ${Math.floor(m.pageCap)}`);
+      pageCap = m.pageCap;
+    }
+    reply = { id: m.id, result: await applyBatch(c, m.snapshotId, m.batch, Infinity) };
+  } catch (e) {
+    reply = { id: m.id, error: toErrorFields(e) };
+  }
+  port.postMessage(reply);
+}
+
+// one batch at a time, in the order they were sent
+let chain: Promise<void> = Promise.resolve();
+parentPort!.on('message', (m: WriterRequest) => {
+  chain = chain.then(() => handle(m));
+});
