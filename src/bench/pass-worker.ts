@@ -21,6 +21,8 @@ export interface WorkerInput {
   maxModules?: number;
   /** delete the first module live, then restore it from the database */
   restore?: boolean;
+  /** diagnostic: the same pass with every batch discarded unwritten (what the crawl costs alone) */
+  discardWrites?: boolean;
 }
 
 // measured as the CLI runs: with its heap policy
@@ -49,6 +51,9 @@ if (input.restore) {
   out = { ...res };
 } else {
   const store = openStore(input.db);
+  if (input.discardWrites) {
+    store.apply = async (_snapshot, b) => ({ written: { record: b.upserts?.records?.length ?? 0, cell: b.upserts?.cells?.length ?? 0 }, gone: {}, unchanged: 0 });
+  }
   const res = await runPass({ client, store, logger: createLogger({ level: 'silent' }) }, { full: input.full, feedSlices: input.concurrency });
   store.close();
   out = { snapshot: res.snapshot, kind: res.kind, status: res.status, counts: res.counts, failures: res.failures.length };

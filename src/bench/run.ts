@@ -89,6 +89,9 @@ async function main(): Promise<void> {
     process.stderr.write('bench: full pass at concurrency 32...\n');
     const c32 = runWorker({ ...base, db: join(dir, 'c32.db'), concurrency: 32 });
     report.full.c32 = judge(c32, 32, min.minimum);
+    process.stderr.write('bench: the same pass at concurrency 32 with writes discarded (the crawl alone)...\n');
+    const bare = runWorker({ ...base, db: join(dir, 'bare.db'), concurrency: 32, discardWrites: true });
+    report.full.c32CrawlAlone = { ...judge(bare, 32, min.minimum), note: 'diagnostic: batches discarded unwritten; the floor this machine sets' };
 
     process.stderr.write('bench: naive sequential crawler (1 module, extrapolated)...\n');
     const naive = runWorker({ ...base, db: join(dir, 'naive.db'), concurrency: 1, naive: true, maxModules: 1 });

@@ -78,7 +78,7 @@ function accessListings(workspaceId: string, members: Member[], access: ModuleAc
 }
 
 /** Activity rows per write batch of a full feed read (one transaction each). */
-const FEED_BATCH_ROWS = 5000;
+const FEED_BATCH_ROWS = 2500;
 
 /**
  * Reads the whole feed into the store without holding up the caller: `headRead` settles once the
