@@ -66,19 +66,37 @@ describe('the writer thread (file databases)', () => {
     });
   });
 
-  it('close() waits for the batch in progress: it is committed whole, never half', async () => {
+  it('close() waits for a batch handed over: it is committed whole', async () => {
     const snap = store.beginSnapshot('full');
-    const pending = store.apply(snap, { upserts: { workspaces: [makeWorkspace('w1')], modules: [makeModule('m1', 'w1')], records: records(20_000, (i) => `r ${i}`) } });
+    const pending = store.apply(snap, { upserts: { workspaces: [makeWorkspace('w1')], modules: [makeModule('m1', 'w1')], records: records(300, (i) => `r ${i}`) } });
     const outcome = pending.then((r) => r.written, (e: unknown) => `rejected: ${String(e)}`);
-    await new Promise((r) => setImmediate(r)); // past the store's queue: handed to the writer
+    await new Promise((r) => setTimeout(r, 50)); // handed over: the writer is on it, or done
     store.close();
-    expect(await outcome).toEqual({ workspace: 1, module: 1, record: 20_000 });
+    expect(await outcome).toEqual({ workspace: 1, module: 1, record: 300 });
     // and a batch after close is refused, not lost silently
     await expect(store.apply(snap, { upserts: { workspaces: [makeWorkspace('w2')] } })).rejects.toMatchObject({ code: 'storage', message: expect.stringMatching(/closed/) });
     const again = openStore(path.join(tmp.dir, 'w.db'));
     try {
-      expect(again.db.prepare('SELECT count(*) FROM record_versions').pluck().get()).toBe(20_000);
+      expect(again.db.prepare('SELECT count(*) FROM record_versions').pluck().get()).toBe(300);
       expect(again.verify().problems).toEqual([]);
+    } finally {
+      again.close();
+    }
+    store = openStore(path.join(tmp.dir, 'w.db')); // for afterEach
+  });
+
+  it('close() while a big batch is still being handed over: it is refused whole, never half-written', async () => {
+    const snap = store.beginSnapshot('full');
+    const pending = store.apply(snap, { upserts: { workspaces: [makeWorkspace('w1')], modules: [makeModule('m1', 'w1')], records: records(20_000, (i) => `r ${i}`) } });
+    const outcome = pending.then((r) => r.written, (e: unknown) => e);
+    await new Promise((r) => setImmediate(r)); // a few of its 100 parts are out
+    store.close();
+    expect(await outcome).toMatchObject({ code: 'storage', message: expect.stringMatching(/closed before it answered/) });
+    const again = openStore(path.join(tmp.dir, 'w.db'));
+    try {
+      expect(again.db.prepare('SELECT count(*) FROM record_versions').pluck().get()).toBe(0);
+      expect(again.db.prepare('SELECT count(*) FROM workspace_versions').pluck().get()).toBe(0);
+      expect(again.verify().problems.filter((p) => p.check !== 'snapshots')).toEqual([]);
     } finally {
       again.close();
     }

@@ -6,6 +6,7 @@ import fs from 'node:fs';
 import { fileURLToPath } from 'node:url';
 import { MessageChannel, Worker, receiveMessageOnPort, type MessagePort } from 'node:worker_threads';
 import { WbsyncError, type ErrorCode } from '../domain/errors.js';
+import { splitBatch, type BatchPart } from './batch-parts.js';
 import type { BatchWriter } from './batch-writer.js';
 import type { ApplyResult, WriteBatch } from './port.js';
 
@@ -18,6 +19,9 @@ export interface WriterInit {
 }
 
 export type WriterRequest =
+  /** Part of batch `id`, sent ahead of it (see batch-parts.ts). */
+  | ({ type: 'part'; id: number } & BatchPart)
+  /** The rest of batch `id`: apply it with the parts received before. */
   | { type: 'apply'; id: number; snapshotId: number; batch: WriteBatch; now: string; pageCap: number }
   | { type: 'close' };
 
@@ -30,6 +34,11 @@ export interface ErrorFields {
 }
 
 export type WriterReply = { id: number; result: ApplyResult } | { id: number; error: ErrorFields };
+
+/** Entities (or listings) per message. */
+const PART_SIZE = 200;
+
+const yieldEventLoop = (): Promise<void> => new Promise((resolve) => setImmediate(resolve));
 
 /** How long close() waits for a batch in progress to finish before abandoning the thread. */
 const CLOSE_WAIT_MS = 30_000;
@@ -104,23 +113,31 @@ export class ThreadBatchWriter implements BatchWriter {
     return w;
   }
 
-  apply(snapshotId: number, batch: WriteBatch): Promise<ApplyResult> {
-    if (this.closed) {
-      return Promise.reject(new WbsyncError('storage', 'the store is closed; the batch was not written', { hint: 'open the store again' }));
-    }
+  async apply(snapshotId: number, batch: WriteBatch): Promise<ApplyResult> {
+    if (this.closed) throw new WbsyncError('storage', 'the store is closed; the batch was not written', { hint: 'open the store again' });
     const w = (this.worker ??= this.start());
     const id = ++this.seq;
-    const request: WriterRequest = { type: 'apply', id, snapshotId, batch, now: this.now(), pageCap: this.pageCap() };
-    return new Promise<ApplyResult>((resolve, reject) => {
-      this.pending.set(id, { resolve, reject });
-      w.ref();
+    const done = new Promise<ApplyResult>((resolve, reject) => this.pending.set(id, { resolve, reject }));
+    done.catch(() => undefined); // may settle (writer stopped, store closed) while parts are still going out
+    w.ref();
+    const { parts, rest } = splitBatch(batch, PART_SIZE);
+    const now = this.now();
+    const pageCap = this.pageCap();
+    const post = (m: WriterRequest): void => {
       try {
-        w.postMessage(request);
+        w.postMessage(m);
       } catch (e) {
         this.pending.delete(id);
-        reject(new WbsyncError('internal', `cannot hand the batch to the writer thread: ${(e as Error).message}`));
+        throw new WbsyncError('internal', `cannot hand the batch to the writer thread: ${(e as Error).message}`);
       }
-    });
+    };
+    for (const part of parts) {
+      post({ type: 'part', id, ...part });
+      await yieldEventLoop();
+      if (this.worker !== w) return done; // stopped or closed meanwhile: already settled
+    }
+    post({ type: 'apply', id, snapshotId, batch: rest, now, pageCap });
+    return done;
   }
 
   close(): void {

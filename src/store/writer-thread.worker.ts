@@ -3,11 +3,13 @@
 import { parentPort, workerData } from 'node:worker_threads';
 import Database from 'better-sqlite3';
 import { applyBatch, type ApplyContext } from './apply-batch.js';
+import { addPart } from './batch-parts.js';
 import { Cursors } from './cursors.js';
 import { BUSY_TIMEOUT_MS, applyPragmas } from './pragmas.js';
 import { Snapshots } from './snapshots.js';
 import { toStorageError } from './storage-error.js';
 import { VersionedWriter } from './versioned-writer.js';
+import type { WriteBatch } from './port.js';
 import { toErrorFields, type WriterInit, type WriterReply, type WriterRequest } from './writer-thread.js';
 
 const init = workerData as WriterInit;
@@ -15,6 +17,8 @@ const port = init.replies;
 let now = new Date(0).toISOString();
 let ctx: ApplyContext | null = null;
 let pageCap = 0;
+/** Batches whose parts have arrived and whose 'apply' has not. */
+const staged = new Map<number, WriteBatch>();
 
 function context(): ApplyContext {
   if (ctx) return ctx;
@@ -30,7 +34,14 @@ function context(): ApplyContext {
 }
 
 async function handle(m: WriterRequest): Promise<void> {
+  if (m.type === 'part') {
+    let into = staged.get(m.id);
+    if (!into) staged.set(m.id, (into = {}));
+    addPart(into, m);
+    return;
+  }
   if (m.type === 'close') {
+    staged.clear();
     try {
       if (ctx?.db.open) ctx.db.close();
     } finally {
@@ -50,7 +61,10 @@ async function handle(m: WriterRequest): Promise<void> {
       c.db.pragma(`max_page_count = ${Math.floor(m.pageCap)}`);
       pageCap = m.pageCap;
     }
-    reply = { id: m.id, result: await applyBatch(c, m.snapshotId, m.batch, Infinity) };
+    const parts = staged.get(m.id);
+    staged.delete(m.id);
+    const batch: WriteBatch = parts ? { ...parts, ...m.batch } : m.batch;
+    reply = { id: m.id, result: await applyBatch(c, m.snapshotId, batch, Infinity) };
   } catch (e) {
     reply = { id: m.id, error: toErrorFields(e) };
   }
