@@ -16,7 +16,7 @@ import { emptyTally, type VersionedWriter } from './versioned-writer.js';
 /** Budget of one synchronous slice; checked after every step, so slices end a little past it. */
 export const SLICE_MS = 20;
 
-const yieldEventLoop = (): Promise<void> => new Promise((resolve) => setImmediate(resolve));
+export const yieldEventLoop = (): Promise<void> => new Promise((resolve) => setImmediate(resolve));
 
 export interface ApplyContext {
   db: Database.Database;

@@ -6,6 +6,7 @@ import fs from 'node:fs';
 import { fileURLToPath } from 'node:url';
 import { MessageChannel, Worker, receiveMessageOnPort, type MessagePort } from 'node:worker_threads';
 import { WbsyncError, type ErrorCode } from '../domain/errors.js';
+import { yieldEventLoop } from './apply-batch.js';
 import { splitBatch, type BatchPart } from './batch-parts.js';
 import type { BatchWriter } from './batch-writer.js';
 import type { ApplyResult, WriteBatch } from './port.js';
@@ -37,8 +38,6 @@ export type WriterReply = { id: number; result: ApplyResult } | { id: number; er
 
 /** Entities (or listings) per message. */
 const PART_SIZE = 200;
-
-const yieldEventLoop = (): Promise<void> => new Promise((resolve) => setImmediate(resolve));
 
 /** How long close() waits for a batch in progress to finish before abandoning the thread. */
 const CLOSE_WAIT_MS = 30_000;

@@ -3,7 +3,7 @@
 // own transaction. The cursor moves last, with the workspace's own rows, and only when every part
 // of the workspace succeeded — so it is never ahead of the data it covers.
 
-import type { Activity, Member, Module, ModuleAccess, Workspace } from '../domain/entities.js';
+import type { Activity, Automation, Member, Module, ModuleAccess, Workspace } from '../domain/entities.js';
 import { WbsyncError, isWbsyncError } from '../domain/errors.js';
 import type { ServiceClient } from '../api/port.js';
 import type { Logger } from '../config/logger.js';
@@ -120,7 +120,7 @@ interface CrawledParts {
   modules: Module[];
   plan: ReturnType<typeof planIncremental>;
   liveMembers: Member[] | null;
-  automations: Awaited<ReturnType<ServiceClient['listWorkspaceAutomations']>> | null;
+  automations: Automation[] | null;
   access: ModuleAccess[] | null;
   toCrawl: Module[];
   crawled: Set<string>;
@@ -150,11 +150,11 @@ async function crawlParts(env: PassEnv, ws: Workspace, prev: StateReader | null,
   const crawled = new Set<string>();
   // A failure that ends the pass stops modules not yet started, and waits for those in flight:
   // none may still be writing once the pass has returned.
-  let fatal: { error: unknown } | null = null;
+  const fatal: unknown[] = [];
   await Promise.all(
     toCrawl.map((m) =>
       env.limitModules(async () => {
-        if (env.signal?.aborted || fatal) return;
+        if (env.signal?.aborted || fatal.length) return;
         try {
           const res = await crawlModule(client, m, prev, {
             mode: full || plan.added.has(m.id) ? 'full' : 'incremental',
@@ -165,7 +165,7 @@ async function crawlParts(env: PassEnv, ws: Workspace, prev: StateReader | null,
           env.onModuleDone(res.records);
         } catch (e) {
           if (!isModuleLevel(e)) {
-            fatal ??= { error: e };
+            fatal.push(e);
             return;
           }
           const reason = `${e.message}${e.status ? ` (HTTP ${e.status})` : ''}`;
@@ -176,7 +176,7 @@ async function crawlParts(env: PassEnv, ws: Workspace, prev: StateReader | null,
       }),
     ),
   );
-  if (fatal) throw (fatal as { error: unknown }).error;
+  if (fatal.length) throw fatal[0];
   // Modules not crawled whose relation columns point at a crawled one: their resolved references
   // (names and values of the far side's records) may have moved.
   if (!full && crawled.size) {
