@@ -117,13 +117,17 @@ export class GoneMarker {
     this.close('module', 'id = ?', [id]);
   }
 
+  /** Its top-level records go with it; a sub-record follows its parent, not the collection id it
+   * carries (a parent moved elsewhere keeps its sub-records live on the service). */
   private collection(id: string): void {
-    this.records(this.w.currentIds('record', 'collection_id = ?', [id]));
+    this.records(this.w.currentIds('record', 'collection_id = ? AND parent_record_id IS NULL', [id]));
     this.close('collection', 'id = ?', [id]);
   }
 
+  /** The column alone: whether its values go too depends on the service (the deployed one keeps
+   * them, listed with `column: null`), so the cells' own listings decide — the crawl re-reads
+   * every record that held one. */
   private column(id: string): void {
-    this.close('cell', 'column_id = ?', [id]);
     this.close('column', 'id = ?', [id]);
   }
 

@@ -77,7 +77,8 @@ export type Listing =
 
 /** An explicit removal; `cascade` also marks gone everything beneath (module → collections,
  * columns, records, cells, amendments, module automations, access rows; record → sub-records,
- * cells, amendments; collection → its records and theirs; column → its cells). */
+ * cells, amendments; collection → its top-level records and theirs; column → itself only: its cells go by their
+ * records' cell listings, as the service keeps or drops them). */
 export interface GoneMark {
   kind: 'workspace' | 'module' | 'collection' | 'column' | 'record' | 'cell' | 'amendment' | 'automation';
   id: string;
@@ -169,6 +170,8 @@ export interface Store {
   clearCursor(workspaceId: string): void;
   /** Ids of activity rows already stored, among `ids`. */
   knownActivityIds(ids: string[]): Set<string>;
+  /** Records among `ids` that were stored once and have since been marked gone. */
+  formerRecordIds(ids: string[]): Set<string>;
 
   /** State as of snapshot N (default: the latest complete one; null when there is none). */
   stateAt(snapshotId?: number): StateReader | null;

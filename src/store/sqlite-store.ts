@@ -101,6 +101,20 @@ export class SqliteStore implements Store {
     return withStorageErrors('reading activity ids', () => this.cursors.knownActivityIds(ids));
   }
 
+  formerRecordIds(ids: string[]): Set<string> {
+    if (ids.length === 0) return new Set();
+    return withStorageErrors('reading record history', () => {
+      const rows = this.db
+        .prepare(
+          `SELECT DISTINCT id FROM record_versions v WHERE id IN (SELECT value FROM json_each(?))
+             AND NOT EXISTS (SELECT 1 FROM record_versions c WHERE c.id = v.id AND c.valid_to IS NULL)`,
+        )
+        .pluck()
+        .all(JSON.stringify(ids)) as string[];
+      return new Set(rows);
+    });
+  }
+
   stateAt(snapshotId?: number): StateReader | null {
     const id = snapshotId ?? this.latestCompleteSnapshot();
     if (id === null) return null;

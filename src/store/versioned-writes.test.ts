@@ -135,17 +135,39 @@ describe('versioned writes', () => {
     expect(store.verify()).toMatchObject({ ok: true });
   });
 
-  it('cascades a gone record to sub-records, cells and amendments; a column to its cells', async () => {
+  it('cascades a gone record to sub-records, cells and amendments; a column to nothing else', async () => {
     const s1 = store.beginSnapshot('full');
     await store.apply(s1, { upserts: base() });
     const res = await store.apply(s1, { gone: [{ kind: 'record', id: 'r1', cascade: true }] });
     expect(res.gone).toEqual({ record: 2, cell: 2, amendment: 1 });
     // written and gone within the same snapshot: never existed as of any snapshot, so deleted
     expect(versions('record_versions', 'r1')).toEqual([]);
+    // the deployed service keeps a deleted column's values (listed with column: null): the cells'
+    // own listings decide, not the column's mark
     const res2 = await store.apply(s1, { gone: [{ kind: 'column', id: 'k1', cascade: true }] });
-    expect(res2.gone).toEqual({ column: 1, cell: 1 });
+    expect(res2.gone).toEqual({ column: 1 });
     complete(s1);
     expect(store.verify().ok).toBe(true);
+  });
+
+  it('a collection takes its top-level records along, not the sub-records of a parent moved away', async () => {
+    const s1 = store.beginSnapshot('full');
+    await store.apply(s1, {
+      upserts: {
+        ...base(),
+        collections: [makeCollection('c1', 'm1'), makeCollection('c2', 'm1')],
+        // r1 moved to c2; its sub-record s1 still carries c1, as on the service
+        records: [makeRecord('r1', 'm1', 'c2'), makeRecord('r2', 'm1', 'c1'), makeRecord('s1', 'm1', 'c1', { parentRecordId: 'r1' })],
+      },
+    });
+    complete(s1);
+    const s2 = store.beginSnapshot('incremental');
+    const res = await store.apply(s2, { listings: [{ kind: 'collection', moduleId: 'm1', ids: ['c2'] }] });
+    expect(res.gone).toEqual({ collection: 1, record: 1, cell: 1, amendment: 1 });
+    complete(s2);
+    const live = store.db.prepare(`SELECT id FROM records ORDER BY id`).pluck().all();
+    expect(live).toEqual(['r1', 's1']);
+    expect(store.db.prepare(`SELECT id FROM cells ORDER BY id`).pluck().all()).toEqual(['x1', 'x3']);
   });
 
   it('never marks activity gone, and versions a changed activity row', async () => {

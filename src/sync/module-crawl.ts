@@ -3,30 +3,38 @@
 // and amendments. A full pass reads every record deeply; an incremental pass only the records that
 // are new, changed (updatedAt, subRecordCount, amendmentCount), named by the activity feed, or that
 // hold cells of a changed column. Counts gate reads: no sub-record or amendment list where the
-// record says it has none (its listing is then known to be empty).
+// record says it has none (its listing is then known to be empty). Records outside every listing
+// are read by id (record-reader.ts); a top-level record's collection going takes it along.
 
 import { canonicalJson } from '../domain/canonical-json.js';
-import type { Amendment, BoardRecord, Cell, Column, Module } from '../domain/entities.js';
-import { isWbsyncError } from '../domain/errors.js';
+import type { BoardRecord, Column, Module } from '../domain/entities.js';
 import type { ServiceClient } from '../api/port.js';
 import type { GoneMark, Listing, StateReader, WriteBatch } from '../store/port.js';
+import { RecordReader, type ReaderMemory } from './record-reader.js';
+import type { RecordTrace } from './record-trace.js';
 import { readReferences } from './references.js';
 
 export interface ModuleCrawlPlan {
   mode: 'full' | 'incremental';
   /** Records (or sub-records) named by new activity rows. */
   namedRecords: ReadonlySet<string>;
+  /** What the new rows say of records, for named ones no listing shows and the store lacks. */
+  trace?: RecordTrace;
+  /** The module's updatedAt moved past its newest row: re-list every parent's sub-records. */
+  recheckSubRecords?: boolean;
+  /** Records stored once and since marked gone (see RecordReaderInit.formerRecords). */
+  formerRecords?: (ids: string[]) => Set<string>;
 }
 
 export interface ModuleCrawlResult {
   batch: WriteBatch;
   records: number;
   cells: number;
-}
-
-/** Errors that end one record's reads (deleted mid-pass), not the module's. */
-function isGoneError(e: unknown): boolean {
-  return isWbsyncError(e) && e.code === 'not_found';
+  /** What the crawl saw, for reading feed-named records afterwards (full passes). */
+  memory: ReaderMemory;
+  liveCollections: ReadonlySet<string>;
+  /** Requests spent on records outside the listings. */
+  probes: number;
 }
 
 function sameColumn(a: Column, b: Column): boolean {
@@ -38,14 +46,20 @@ function recordChanged(r: BoardRecord, prev: BoardRecord | undefined): boolean {
   return (
     !prev ||
     prev.updatedAt !== r.updatedAt ||
+    prev.isArchived !== r.isArchived ||
     prev.subRecordCount !== r.subRecordCount ||
     prev.amendmentCount !== r.amendmentCount
   );
 }
 
-/** A version of a record that vanished from its listing but still answers: the service archived it. */
-function archivedVersion(prev: BoardRecord): BoardRecord {
-  return { ...prev, isArchived: true, raw: prev.raw };
+/** Adds the parent of every sub-record in `ids`: a sub-record is read through its parent. */
+function withParents(ids: Iterable<string>, prevRecords: ReadonlyMap<string, BoardRecord>): Set<string> {
+  const out = new Set(ids);
+  for (const id of out) {
+    const parent = prevRecords.get(id)?.parentRecordId;
+    if (parent) out.add(parent);
+  }
+  return out;
 }
 
 export async function crawlModule(
@@ -63,112 +77,109 @@ export async function crawlModule(
   ]);
 
   const prevRecords = new Map((prevState?.records(module.id) ?? []).map((r) => [r.id, r]));
-  const named = new Set(plan.namedRecords);
-  // An activity row naming a sub-record: re-read it through its parent's listing.
-  for (const id of plan.namedRecords) {
-    const parent = prevRecords.get(id)?.parentRecordId;
-    if (parent) named.add(parent);
-  }
+  const named = withParents(plan.namedRecords, prevRecords);
 
-  // Columns that changed or vanished: the cells that hold them carry the column (or lose it).
-  const deepForColumns = new Set<string>();
+  // Columns that changed or vanished: the records holding their cells are re-read, so the cells
+  // carry the column's new state (or, where the service keeps them, `column: null`).
+  const deepIds = new Set<string>();
   if (!full && prevState) {
     const nowColumns = new Map([...recordColumns, ...subColumns].map((c) => [c.id, c]));
     const touched = new Set(prevState.columns(module.id).filter((c) => !nowColumns.has(c.id) || !sameColumn(c, nowColumns.get(c.id)!)).map((c) => c.id));
     if (touched.size) {
-      for (const cell of prevState.cells(module.id)) if (cell.columnId && touched.has(cell.columnId)) deepForColumns.add(cell.recordId);
+      for (const cell of prevState.cells(module.id)) if (cell.columnId && touched.has(cell.columnId)) deepIds.add(cell.recordId);
     }
   }
+  const deepForColumns = withParents(deepIds, prevRecords);
 
   const referencesP = readReferences(client, module.id, [...recordColumns, ...subColumns]);
   const listed = await Promise.all(collections.map((c) => client.listRecords(c.id)));
-  const upRecords: BoardRecord[] = [];
-  const cells: Cell[] = [];
-  const amendments: Amendment[] = [];
+  const liveCollections = new Set(collections.map((c) => c.id));
+  const reader = new RecordReader({
+    client,
+    workspaceId: module.workspaceId,
+    moduleId: module.id,
+    prevRecords,
+    liveCollections,
+    formerRecords: plan.formerRecords,
+    needsDeep: (r) => full || named.has(r.id) || deepForColumns.has(r.id) || recordChanged(r, prevRecords.get(r.id)),
+  });
   const listings: Listing[] = [
     { kind: 'collection', moduleId: module.id, ids: collections.map((c) => c.id) },
     { kind: 'column', moduleId: module.id, scope: 'record', ids: recordColumns.map((c) => c.id) },
     { kind: 'column', moduleId: module.id, scope: 'subrecord', ids: subColumns.map((c) => c.id) },
     { kind: 'moduleAutomation', moduleId: module.id, ids: automations.map((a) => a.id) },
   ];
-  const gone: GoneMark[] = [];
-  const needsDeep = (r: BoardRecord): boolean =>
-    full || named.has(r.id) || deepForColumns.has(r.id) || recordChanged(r, prevRecords.get(r.id));
+  collections.forEach((c, i) => listings.push({ kind: 'record', collectionId: c.id, ids: listed[i].map((r) => r.id) }));
+  await reader.readListed(listed.flat());
 
-  const seenTop = new Set<string>();
-  collections.forEach((c, i) => {
-    listings.push({ kind: 'record', collectionId: c.id, ids: listed[i].map((r) => r.id) });
-    for (const r of listed[i]) seenTop.add(r.id);
-  });
+  // Outside every listing: stored live records that vanished, records the new rows name, archived
+  // records holding cells of a changed column — and on a full pass every stored archived record.
+  const vanished = [...prevRecords.values()].filter((r) => r.parentRecordId === null && (full || !r.isArchived)).map((r) => r.id);
+  await reader.readUnlisted([...vanished, ...named, ...deepForColumns], plan.trace ?? null);
+  if (!full && plan.recheckSubRecords) {
+    const hasSubs = new Set([...prevRecords.values()].map((r) => r.parentRecordId).filter((id): id is string => id !== null));
+    const listedParents = listed.flat().filter((r) => r.subRecordCount > 0 || hasSubs.has(r.id));
+    const archivedParents = [...prevRecords.values()].filter((r) => r.isArchived && hasSubs.has(r.id));
+    await reader.recheckSubRecords([...listedParents, ...archivedParents]);
+  }
 
-  const readDeep = async (r: BoardRecord): Promise<void> => {
-    try {
-      const [values, subs, notes] = await Promise.all([
-        client.listValues(r.id),
-        r.subRecordCount > 0 ? client.listSubRecords(r.id) : Promise.resolve([] as BoardRecord[]),
-        r.amendmentCount > 0 ? client.listAmendments(r.id) : Promise.resolve([] as Amendment[]),
-      ]);
-      cells.push(...values);
-      amendments.push(...notes);
-      listings.push({ kind: 'cell', recordId: r.id, ids: values.map((v) => v.id) });
-      listings.push({ kind: 'amendment', recordId: r.id, ids: notes.map((a) => a.id) });
-      if (r.parentRecordId === null) {
-        listings.push({ kind: 'subrecord', parentRecordId: r.id, ids: subs.map((s) => s.id) });
-        upRecords.push(...subs);
-        await Promise.all(subs.filter(needsDeep).map(readDeep));
-      }
-    } catch (e) {
-      if (!isGoneError(e)) throw e;
-      // Deleted while we read it: drop what we had of it from this batch and mark it gone.
-      const at = upRecords.indexOf(r);
-      if (at >= 0) upRecords.splice(at, 1);
-      gone.push({ kind: 'record', id: r.id, cascade: true });
-    }
-  };
-
-  for (const rs of listed) upRecords.push(...rs);
-  await Promise.all(listed.flat().filter(needsDeep).map(readDeep));
-
-  // Records that left every listing of the module: archived (still answering) or deleted.
-  const vanished = [...prevRecords.values()].filter(
-    (r) => r.parentRecordId === null && !r.isArchived && !seenTop.has(r.id) && !gone.some((g) => g.id === r.id),
-  );
-  const nowCollections = new Set(collections.map((c) => c.id));
-  await Promise.all(
-    vanished.map(async (r) => {
-      if (r.collectionId && !nowCollections.has(r.collectionId)) return; // its collection's cascade covers it
-      try {
-        await client.listValues(r.id);
-        upRecords.push(archivedVersion(r));
-        for (const s of prevRecords.values()) if (s.parentRecordId === r.id && !s.isArchived) upRecords.push(archivedVersion(s));
-      } catch (e) {
-        if (!isGoneError(e)) throw e;
-        gone.push({ kind: 'record', id: r.id, cascade: true });
-      }
-    }),
-  );
+  const gone: GoneMark[] = [...reader.gone];
   for (const c of prevState?.collections(module.id) ?? []) {
-    if (!nowCollections.has(c.id)) gone.push({ kind: 'collection', id: c.id, cascade: true });
+    if (!liveCollections.has(c.id)) gone.push({ kind: 'collection', id: c.id, cascade: true });
   }
 
   const refs = await referencesP;
-  listings.push(refs.listing);
+  listings.push(...reader.listings, refs.listing);
   return {
     batch: {
       upserts: {
         modules: [module],
         collections,
         columns: [...recordColumns, ...subColumns],
-        records: upRecords,
-        cells,
-        amendments,
+        records: reader.records,
+        cells: reader.cells,
+        amendments: reader.amendments,
         automations,
         references: refs.references,
       },
       listings,
       gone,
     },
-    records: upRecords.length,
-    cells: cells.length,
+    records: reader.records.length,
+    cells: reader.cells.length,
+    memory: reader.memory(),
+    liveCollections,
+    probes: reader.probes,
+  };
+}
+
+/**
+ * Records the feed names that the module crawl did not see (a full pass: archived before this
+ * backup began, or since): read by id and kept as archived, with their cells, threads and
+ * sub-records. One batch for the module; empty when there is nothing to read.
+ */
+export async function readFeedNamedRecords(
+  client: ServiceClient,
+  module: Module,
+  prevState: StateReader | null,
+  crawl: Pick<ModuleCrawlResult, 'memory' | 'liveCollections'>,
+  trace: RecordTrace,
+  formerRecords?: (ids: string[]) => Set<string>,
+): Promise<{ batch: WriteBatch; probes: number }> {
+  const prevRecords = new Map((prevState?.records(module.id) ?? []).map((r) => [r.id, r]));
+  const reader = new RecordReader({
+    client,
+    workspaceId: module.workspaceId,
+    moduleId: module.id,
+    prevRecords,
+    liveCollections: crawl.liveCollections,
+    needsDeep: () => true,
+    formerRecords,
+    after: crawl.memory,
+  });
+  await reader.readUnlisted(trace.idsInModule(module.id), trace);
+  return {
+    batch: { upserts: { records: reader.records, cells: reader.cells, amendments: reader.amendments }, listings: reader.listings, gone: reader.gone },
+    probes: reader.probes,
   };
 }

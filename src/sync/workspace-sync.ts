@@ -11,7 +11,8 @@ import type { GoneMark, Listing, StateReader, Store, WriteBatch } from '../store
 import { tailActivity, type TailResult } from './activity-tail.js';
 import { readWholeFeed } from './feed-read.js';
 import { planIncremental } from './incremental-plan.js';
-import { crawlModule } from './module-crawl.js';
+import { crawlModule, readFeedNamedRecords, type ModuleCrawlResult } from './module-crawl.js';
+import { RecordTrace } from './record-trace.js';
 import { readReferences, referencesStale } from './references.js';
 
 export interface PassEnv {
@@ -43,6 +44,8 @@ export interface WorkspaceOutcome {
   fallback?: string;
   modulesCrawled: number;
   activityRows: number;
+  /** Requests spent reading records outside every listing (archived or deleted ones). */
+  recordProbes: number;
   failures: PartFailure[];
 }
 
@@ -85,7 +88,7 @@ const FEED_BATCH_ROWS = 2500;
  * first page is in (or the read failed), `done` when every row is written. At most one batch is
  * being written while the next fills, so memory stays at two batches however long the feed.
  */
-function readFeedInBackground(env: PassEnv, workspaceId: string): { headRead: Promise<void>; done: Promise<{ head: string | null; rows: number }> } {
+function readFeedInBackground(env: PassEnv, workspaceId: string, trace: RecordTrace): { headRead: Promise<void>; done: Promise<{ head: string | null; rows: number }> } {
   let buffer: Activity[] = [];
   let writing: Promise<void> = Promise.resolve();
   const flush = async (): Promise<void> => {
@@ -105,6 +108,7 @@ function readFeedInBackground(env: PassEnv, workspaceId: string): { headRead: Pr
       onRows: async (rows) => {
         if (env.signal?.aborted) throw new WbsyncError('partial', 'feed read stopped by a signal', { details: { interrupted: true } });
         buffer.push(...rows);
+        trace.add(rows);
         if (buffer.length >= FEED_BATCH_ROWS) await flush();
       },
     });
@@ -124,6 +128,8 @@ interface CrawledParts {
   access: ModuleAccess[] | null;
   toCrawl: Module[];
   crawled: Set<string>;
+  /** Per crawled module, what its crawl saw (kept by full passes for the feed-named read). */
+  seenBy: Map<string, Pick<ModuleCrawlResult, 'memory' | 'liveCollections'>>;
 }
 
 /** Members, modules, workspace automations, grants, then each module to crawl (each its own batch). */
@@ -148,6 +154,9 @@ async function crawlParts(env: PassEnv, ws: Workspace, prev: StateReader | null,
   const toCrawl: Module[] = full ? modules : modules.filter((m) => plan.touched.has(m.id));
   env.onModulesPlanned(toCrawl.length);
   const crawled = new Set<string>();
+  const seenBy = new Map<string, Pick<ModuleCrawlResult, 'memory' | 'liveCollections'>>();
+  const trace = new RecordTrace();
+  trace.add(newRows);
   // A failure that ends the pass stops modules not yet started, and waits for those in flight:
   // none may still be writing once the pass has returned.
   const fatal: unknown[] = [];
@@ -159,9 +168,14 @@ async function crawlParts(env: PassEnv, ws: Workspace, prev: StateReader | null,
           const res = await crawlModule(client, m, prev, {
             mode: full || plan.added.has(m.id) ? 'full' : 'incremental',
             namedRecords: plan.namedRecords.get(m.id) ?? new Set(),
+            trace,
+            recheckSubRecords: plan.unexplained.has(m.id),
+            formerRecords: (ids) => env.store.formerRecordIds(ids),
           });
           await env.apply(res.batch);
           crawled.add(m.id);
+          outcome.recordProbes += res.probes;
+          if (full) seenBy.set(m.id, { memory: res.memory, liveCollections: res.liveCollections });
           env.onModuleDone(res.records);
         } catch (e) {
           if (!isModuleLevel(e)) {
@@ -188,14 +202,40 @@ async function crawlParts(env: PassEnv, ws: Workspace, prev: StateReader | null,
       }),
     );
   }
-  return { modules, plan, liveMembers, automations, access, toCrawl, crawled };
+  return { modules, plan, liveMembers, automations, access, toCrawl, crawled, seenBy };
+}
+
+/**
+ * A full pass, once the whole feed is in: records the feed names that no listing showed (archived
+ * before this backup began, or since) are read by id and kept as archived, module by module.
+ */
+async function readArchivedFromFeed(env: PassEnv, ws: Workspace, prev: StateReader | null, parts: CrawledParts, trace: RecordTrace, outcome: WorkspaceOutcome): Promise<void> {
+  await Promise.all(
+    parts.modules
+      .filter((m) => parts.seenBy.has(m.id))
+      .map((m) =>
+        env.limitModules(async () => {
+          if (env.signal?.aborted) return;
+          try {
+            const res = await readFeedNamedRecords(env.client, m, prev, parts.seenBy.get(m.id)!, trace, (ids) => env.store.formerRecordIds(ids));
+            outcome.recordProbes += res.probes;
+            if (res.probes > 0) await env.apply(res.batch);
+          } catch (e) {
+            if (!isModuleLevel(e)) throw e;
+            const reason = `${e.message}${e.status ? ` (HTTP ${e.status})` : ''}`;
+            outcome.failures.push({ workspaceId: ws.id, moduleId: m.id, moduleName: m.name, reason });
+            env.logger.warn({ workspaceId: ws.id, moduleId: m.id, reason }, 'module skipped');
+          }
+        }),
+      ),
+  );
 }
 
 export async function syncWorkspace(env: PassEnv, ws: Workspace, wantFull: boolean): Promise<WorkspaceOutcome> {
   const { client, store, logger } = env;
   const prev: StateReader | null = store.stateAt(env.snapshotId);
   const cursor = wantFull ? null : store.getCursor(ws.id);
-  const outcome: WorkspaceOutcome = { workspaceId: ws.id, mode: cursor ? 'incremental' : 'full', modulesCrawled: 0, activityRows: 0, failures: [] };
+  const outcome: WorkspaceOutcome = { workspaceId: ws.id, mode: cursor ? 'incremental' : 'full', modulesCrawled: 0, activityRows: 0, recordProbes: 0, failures: [] };
 
   let tail: TailResult | null = null;
   let newRows: Activity[] = [];
@@ -217,8 +257,9 @@ export async function syncWorkspace(env: PassEnv, ws: Workspace, wantFull: boole
   // modules are fetched. Its first page, the signpost the cursor will take, is read before any
   // module, so nothing written during the crawl can fall behind the cursor.
   let feedDone: Promise<{ head: string | null; rows: number }> | null = null;
+  const feedTrace = new RecordTrace();
   if (full) {
-    const feed = readFeedInBackground(env, ws.id);
+    const feed = readFeedInBackground(env, ws.id, feedTrace);
     await feed.headRead;
     feedDone = feed.done;
   }
@@ -233,6 +274,7 @@ export async function syncWorkspace(env: PassEnv, ws: Workspace, wantFull: boole
   }
   const { modules, plan, liveMembers, automations, access, toCrawl, crawled } = parts;
   const fullFeed = feedDone ? await feedDone : null;
+  if (fullFeed && !env.signal?.aborted) await readArchivedFromFeed(env, ws, prev, parts, feedTrace, outcome);
   if (env.signal?.aborted) throw new WbsyncError('partial', 'pass interrupted by a signal; nothing half-written was kept — run again to resume', { details: { interrupted: true } });
   outcome.modulesCrawled = crawled.size;
   if (fullFeed) outcome.activityRows = fullFeed.rows;

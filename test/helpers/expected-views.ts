@@ -35,10 +35,13 @@ export function expectedViews(d: LooseDump, ownerId: string, dialect: 'spec' | '
   const columns = d.columns.filter((c) => !c.isDeleted && modIds.has(c.module));
   const columnIds = new Set(columns.map((c) => c._id));
   const top = d.records.filter((r) => !r.isDeleted && !r.isArchived && !r.parentRecord && colIds.has(r.collectionName) && modIds.has(r.module));
-  const topIds = new Set(top.map((r) => r._id));
+  // Archived top-level rows the feed names are read by id (a full pass backfills them from the feed).
+  const named = new Set(d.activity.filter((a) => wsIds.has(a.workspace)).map((a) => a.record?._id).filter(Boolean));
+  const archived = d.records.filter((r) => !r.isDeleted && r.isArchived && !r.parentRecord && colIds.has(r.collectionName) && modIds.has(r.module) && named.has(r._id));
+  const topIds = new Set([...top, ...archived].map((r) => r._id));
   const subs = d.records.filter((r) => !r.isDeleted && !r.isArchived && r.parentRecord && topIds.has(r.parentRecord));
   const recs = [...top, ...subs];
-  const recIds = new Set(recs.map((r) => r._id));
+  const recIds = new Set([...recs, ...archived].map((r) => r._id));
   const users = new Map(d.users.map((u) => [u._id, u]));
 
   const values = d.values.filter((v) => !v.isDeleted && recIds.has(v.record) && (dialect === 'observed' || columnIds.has(v.column)));
@@ -70,10 +73,17 @@ export function expectedViews(d: LooseDump, ownerId: string, dialect: 'spec' | '
       id: c._id, module_id: c.module, scope: c.scope, name: c.name, type: c.type, position: c.position, width: c.width,
       is_required: bool(c.isRequired), is_hidden: bool(c.isHidden),
     })),
-    records: recs.map((r) => ({
-      id: r._id, workspace_id: r.workspace, module_id: r.module, collection_id: r.collectionName, parent_record_id: r.parentRecord ?? null,
-      name: r.name, position: r.position, is_completed: bool(r.isCompleted), is_archived: 0, created_at: r.createdAt, updated_at: r.updatedAt,
-    })),
+    records: [
+      ...recs.map((r) => ({
+        id: r._id, workspace_id: r.workspace, module_id: r.module, collection_id: r.collectionName, parent_record_id: r.parentRecord ?? null,
+        name: r.name, position: r.position, is_completed: bool(r.isCompleted), is_archived: 0, created_at: r.createdAt, updated_at: r.updatedAt,
+      })),
+      // what the feed says of them: the service has no route that lists or returns an archived row
+      ...archived.map((r) => ({
+        id: r._id, workspace_id: r.workspace, module_id: r.module, collection_id: r.collectionName, parent_record_id: null,
+        name: r.name, is_archived: 1, created_at: r.createdAt,
+      })),
+    ],
     cells: values.map((v) => ({
       id: v._id, record_id: v.record, column_id: columnIds.has(v.column) ? v.column : null, value: json(v.value), created_at: v.createdAt, updated_at: v.updatedAt,
     })),

@@ -1,0 +1,99 @@
+// What the activity feed says of records: per record id, its module, latest collection and name,
+// and when it was created. Lets a pass find records that no listing shows (archived before the
+// first backup, or archived and named since) and store them as the feed describes them. Pure and
+// order-independent: the newest row wins field by field, whichever order the rows came in (a full
+// pass reads the feed in parallel slices).
+
+import type { Activity, BoardRecord } from '../domain/entities.js';
+
+interface Stamped<T> {
+  value: T;
+  at: string;
+}
+
+interface Trace {
+  moduleId: Stamped<string> | null;
+  collectionId: Stamped<string> | null;
+  name: Stamped<string> | null;
+  createdAt: string | null;
+  /** A creation row said "sub-record": without its parent such a record cannot be placed. */
+  subRecord: boolean;
+}
+
+function newer<T>(cur: Stamped<T> | null, value: T | null, at: string): Stamped<T> | null {
+  if (value === null || value === undefined) return cur;
+  if (!cur || at > cur.at || (at === cur.at && String(value) > String(cur.value))) return { value, at };
+  return cur;
+}
+
+/** The row's record name: renames carry it in `after`; other record rows in `targetName`. */
+function nameOf(row: Activity): string | null {
+  if (row.action === 'record_updated' && row.after) {
+    try {
+      const v: unknown = JSON.parse(row.after);
+      if (typeof v === 'string') return v;
+    } catch {
+      // not JSON text: fall back to the target name
+    }
+  }
+  return row.action.startsWith('record_') ? row.targetName : null;
+}
+
+export class RecordTrace {
+  private readonly traces = new Map<string, Trace>();
+
+  add(rows: Iterable<Activity>): void {
+    for (const row of rows) {
+      if (!row.recordId) continue;
+      let t = this.traces.get(row.recordId);
+      if (!t) {
+        t = { moduleId: null, collectionId: null, name: null, createdAt: null, subRecord: false };
+        this.traces.set(row.recordId, t);
+      }
+      t.moduleId = newer(t.moduleId, row.moduleId, row.createdAt);
+      if (row.action.startsWith('record_')) t.collectionId = newer(t.collectionId, row.collectionId, row.createdAt);
+      t.name = newer(t.name, nameOf(row), row.createdAt);
+      if (row.action === 'record_created' && (t.createdAt === null || row.createdAt < t.createdAt)) t.createdAt = row.createdAt;
+      if (row.action === 'record_created' && /sub-?record/i.test(row.message ?? '')) t.subRecord = true;
+    }
+  }
+
+  /** Record ids named by rows of `moduleId` (rows without a module are not attributed). */
+  idsInModule(moduleId: string): string[] {
+    const out: string[] = [];
+    for (const [id, t] of this.traces) if (t.moduleId?.value === moduleId) out.push(id);
+    return out;
+  }
+
+  get size(): number {
+    return this.traces.size;
+  }
+
+  /**
+   * A record as the feed describes it, for one no listing shows and the store does not hold. The
+   * feed names no parent: a record whose creation row says it is a sub-record is left out (its
+   * parent's listing brings it when the parent is reachable); any other is kept as a top-level
+   * record of its latest collection. Null when the feed names no collection for it.
+   */
+  synthesize(id: string, workspaceId: string, moduleId: string): BoardRecord | null {
+    const t = this.traces.get(id);
+    if (!t || t.subRecord || t.moduleId?.value !== moduleId || !t.collectionId) return null;
+    const name = t.name?.value ?? '';
+    return {
+      id,
+      workspaceId,
+      moduleId,
+      collectionId: t.collectionId.value,
+      parentRecordId: null,
+      name,
+      position: null,
+      isCompleted: false,
+      isArchived: true,
+      subRecordCount: 0,
+      amendmentCount: 0,
+      createdAt: t.createdAt,
+      updatedAt: null,
+      raw: { _id: id, name, collectionName: t.collectionId.value, module: moduleId, isArchived: true, source: 'activity' },
+    };
+  }
+}
