@@ -191,10 +191,11 @@ async function crawlParts(env: PassEnv, ws: Workspace, prev: StateReader | null,
     ),
   );
   if (fatal.length) throw fatal[0];
-  // Modules not crawled whose relation columns point at a crawled one: their resolved references
-  // (names and values of the far side's records) may have moved.
-  if (!full && crawled.size) {
-    const stale = modules.filter((m) => !toCrawl.includes(m) && referencesStale(prev?.columns(m.id) ?? [], crawled));
+  // Modules not crawled whose relation columns point at a crawled or vanished one: their resolved
+  // references (names and values of the far side's records) may have moved or gone.
+  const changed = new Set([...crawled, ...plan.vanished]);
+  if (!full && changed.size) {
+    const stale = modules.filter((m) => !toCrawl.includes(m) && referencesStale(prev?.columns(m.id) ?? [], changed));
     await Promise.all(
       stale.map(async (m) => {
         const refs = await readReferences(client, m.id, prev?.columns(m.id) ?? []);

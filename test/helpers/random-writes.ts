@@ -8,9 +8,9 @@ import { api, dumpOf, view } from './harness.js';
 export const VIEWS = ['workspaces', 'members', 'modules', 'collections', 'columns', 'records', 'cells', 'amendments', 'automations', 'activity', 'resolved_references'];
 
 /** Every row of every view, keyed for a readable entity-by-entity difference. */
-export function viewDiff(a: Store, b: Store): string[] {
+export function viewDiff(a: Store, b: Store, views: readonly string[] = VIEWS): string[] {
   const out: string[] = [];
-  for (const v of VIEWS) {
+  for (const v of views) {
     const key = (r: Record<string, unknown>) =>
       v === 'members' ? `${r.workspace_id}/${r.user_id}` : v === 'resolved_references' ? `${r.module_id}/${r.record_id}/${r.column_id}` : String(r.id);
     const ra = new Map(view(a, v).map((r) => [key(r), r]));
