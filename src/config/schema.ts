@@ -48,6 +48,19 @@ export const ConfigSchema = z.strictObject({
     })
     .prefault({})
     .describe('Daemon schedule.'),
+  freshness: z
+    .strictObject({
+      maxStalenessMinutes: z
+        .number()
+        .min(0.05)
+        .max(43_200)
+        .default(360)
+        .describe(
+          'Every part of the mirror (each module with everything in it; each workspace\'s members, automations and grants) is read in full again at least this often, so changes the service leaves no trace of (amendment edits, automation changes, unlogged grants...) reach the mirror within it. Incremental passes spread the re-reading: about one full pass per window. /healthz turns unhealthy past it.',
+        ),
+    })
+    .prefault({})
+    .describe('How stale the mirror may get.'),
   daemon: z
     .strictObject({
       listen: hostPort.default('127.0.0.1:9464').describe('host:port of the /healthz and /metrics endpoint.'),

@@ -20,6 +20,12 @@ export class PassMetrics {
   private readonly passes = new Map<string, { kind: string; status: string; n: number }>();
   private readonly lastDuration = new Map<string, number>();
   private readonly durations = new Histogram(DURATION_BUCKETS_S);
+  private reverifyRequests = 0;
+
+  /** Requests a pass spent re-reading parts in full because the freshness window asked for it. */
+  recordReverification(requests: number): void {
+    this.reverifyRequests += requests;
+  }
 
   /** status: 'complete', 'failed' or 'interrupted'. */
   recordPass(kind: string, status: string, durationMs: number): void {
@@ -62,6 +68,12 @@ export class PassMetrics {
         samples: Object.entries(live.requests.byClass).map(([cls, n]) => ({ labels: { class: cls }, value: n })),
       },
       { name: 'wbsync_http_retries_total', help: 'Request retries since start.', type: 'counter', samples: [{ value: live.requests.retries }] },
+      {
+        name: 'wbsync_reverify_requests_total',
+        help: 'Requests incremental passes spent re-reading parts in full for the freshness window, since start.',
+        type: 'counter',
+        samples: [{ value: this.reverifyRequests }],
+      },
     ];
     if (live.lastSuccessMs !== null) {
       families.push({
@@ -91,6 +103,14 @@ function dbFamilies(db: DbFigures, nowMs: number): MetricFamily[] {
       help: 'Seconds between now and the newest activity row stored (grows in a quiet workspace too).',
       type: 'gauge',
       samples: [{ value: Math.max(0, (nowMs - db.newestActivityMs) / 1000) }],
+    });
+  }
+  if (db.oldestVerified) {
+    families.push({
+      name: 'wbsync_oldest_unverified_seconds',
+      help: 'Age of the part of the mirror read in full least recently (a module, or a workspace\'s own lists); past freshness.maxStalenessMinutes /healthz is unhealthy.',
+      type: 'gauge',
+      samples: [{ value: Math.max(0, (nowMs - db.oldestVerified.atMs) / 1000) }],
     });
   }
   const cursorSamples: Sample[] = Object.entries(db.cursorsMs).map(([workspace, ms]) => ({ labels: { workspace }, value: Math.max(0, (nowMs - ms) / 1000) }));

@@ -77,13 +77,17 @@ export async function runDaemon(opts: DaemonOptions): Promise<DaemonSummary> {
       onRetry: (r) => limited.log('warn', { endpoint: r.endpoint, reason: r.reason, status: r.status }, 'request retry', `retry: ${r.reason}`),
     });
     const openedClient = client;
-    const health = new HealthState(STALE_AFTER_INTERVALS * intervalMs);
+    const maxStalenessMs = config.freshness.maxStalenessMinutes * 60_000;
+    const health = new HealthState(STALE_AFTER_INTERVALS * intervalMs, maxStalenessMs);
     const metrics = new PassMetrics();
     // Re-read after each pass only (see db-figures.ts); scrapes use this copy.
     const cache: { figures: DbFigures | null } = { figures: null };
     const refreshFigures = (): void => {
       try {
-        cache.figures = readDbFigures(openedStore);
+        const { include, exclude } = config.workspaces;
+        cache.figures = readDbFigures(openedStore, (id) => (include.length === 0 || include.includes(id)) && !exclude.includes(id));
+        const o = cache.figures.oldestVerified;
+        health.setOldestVerified(o && { label: `${o.kind} ${o.id} of workspace ${o.workspaceId}`, atMs: o.atMs });
       } catch (e) {
         limited.log('warn', { err: String(e) }, 'could not read database figures for /metrics');
       }
@@ -108,6 +112,7 @@ export async function runDaemon(opts: DaemonOptions): Promise<DaemonSummary> {
         signal,
         include: config.workspaces.include,
         exclude: config.workspaces.exclude,
+        maxStalenessMs,
         afterPass: refreshFigures,
         now,
       }),

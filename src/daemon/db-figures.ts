@@ -1,5 +1,5 @@
 // Figures for /metrics read from the database: rows per reporting view, the newest activity row,
-// the stored cursors. Read between passes only (an apply in flight yields mid-transaction, and a
+// the stored cursors, the part read in full least recently. Read between passes only (an apply in flight yields mid-transaction, and a
 // read then would see half a batch), and cached until the next pass ends.
 
 import type { Store } from '../store/port.js';
@@ -12,6 +12,8 @@ export interface DbFigures {
   /** workspace id -> the time its cursor points at */
   cursorsMs: Record<string, number>;
   latestComplete: { id: number; finishedAtMs: number | null } | null;
+  /** The part read in full least recently (freshness), among the workspaces in scope. */
+  oldestVerified: { workspaceId: string; kind: 'workspace' | 'module'; id: string; atMs: number } | null;
 }
 
 function parseTime(iso: string | null | undefined): number | null {
@@ -20,7 +22,8 @@ function parseTime(iso: string | null | undefined): number | null {
   return Number.isFinite(t) ? t : null;
 }
 
-export function readDbFigures(store: Store): DbFigures {
+/** @param inScope workspaces the daemon mirrors (others are left as they were, and age) */
+export function readDbFigures(store: Store, inScope: (workspaceId: string) => boolean = () => true): DbFigures {
   const rows: Record<string, number> = {};
   for (const v of REPORTING_VIEWS) rows[v] = store.db.prepare(`SELECT count(*) FROM "${v}"`).pluck().get() as number;
   const newest = store.db.prepare('SELECT max(created_at) FROM activity').pluck().get() as string | null;
@@ -30,6 +33,13 @@ export function readDbFigures(store: Store): DbFigures {
     const t = parseTime(store.getCursor(id)?.cursor);
     if (t !== null) cursorsMs[id] = t;
   }
+  let oldestVerified: DbFigures['oldestVerified'] = null;
+  for (const id of workspaceIds.filter(inScope)) {
+    for (const p of store.verifiedParts(id)) {
+      const at = parseTime(p.verifiedAt);
+      if (at !== null && (oldestVerified === null || at < oldestVerified.atMs)) oldestVerified = { workspaceId: p.workspaceId, kind: p.kind, id: p.id, atMs: at };
+    }
+  }
   const latestId = store.latestCompleteSnapshot();
   const latest = latestId === null ? null : store.getSnapshot(latestId);
   return {
@@ -37,5 +47,6 @@ export function readDbFigures(store: Store): DbFigures {
     newestActivityMs: parseTime(newest),
     cursorsMs,
     latestComplete: latest ? { id: latest.id, finishedAtMs: parseTime(latest.finishedAt) } : null,
+    oldestVerified,
   };
 }

@@ -41,6 +41,19 @@ describe('health state', () => {
     expect(r.body.reason).toMatch(/last success .* is 900 s old/);
   });
 
+  it('should go 503 when a part of the mirror was last read in full longer ago than the freshness window', () => {
+    const h = new HealthState(15 * MIN, 360 * MIN);
+    h.passSucceeded(pass(), 400 * MIN);
+    h.setOldestVerified({ label: 'module m1 of workspace w1', atMs: 40 * MIN });
+    expect(h.report(400 * MIN).httpStatus).toBe(200);
+    const r = h.report(400 * MIN + 1);
+    expect(r.httpStatus).toBe(503);
+    expect(r.body.reason).toBe('mirror staler than freshness.maxStalenessMinutes (360 min): module m1 of workspace w1 was last read in full 360 min ago');
+    // re-verified: healthy again
+    h.setOldestVerified({ label: 'module m2 of workspace w1', atMs: 300 * MIN });
+    expect(h.report(401 * MIN).httpStatus).toBe(200);
+  });
+
   it('should say "authentication failed" on auth, until a success, which reports the recovery', () => {
     const h = new HealthState(15 * MIN);
     h.passSucceeded(pass(), 0);

@@ -1,5 +1,6 @@
 // The daemon's health, as /healthz reports it: healthy while the last pass succeeded and is recent
-// (within `staleAfterMs`, three incremental intervals), else unhealthy with a reason. A refused
+// (within `staleAfterMs`, three incremental intervals) and every part of the mirror was read in full
+// within the freshness window, else unhealthy with a reason. A refused
 // key ('auth') and an outage ('unreachable') are told apart: only the first needs a new key.
 
 export interface PassSummary {
@@ -57,8 +58,21 @@ export class HealthState {
   /** Why the last pass failed; null after a success. */
   private failure: string | null = null;
   private running: { kind: 'full' | 'incremental'; sinceMs: number; progressMs: number } | null = null;
+  private oldestVerified: { label: string; atMs: number } | null = null;
 
-  constructor(private readonly staleAfterMs: number) {}
+  /**
+   * @param staleAfterMs the last success (or progress) may be this old
+   * @param maxStalenessMs freshness.maxStalenessMinutes: every part must have been read in full within it
+   */
+  constructor(
+    private readonly staleAfterMs: number,
+    private readonly maxStalenessMs: number = Number.POSITIVE_INFINITY,
+  ) {}
+
+  /** From the database after each pass: the part read in full least recently. */
+  setOldestVerified(oldest: { label: string; atMs: number } | null): void {
+    this.oldestVerified = oldest;
+  }
 
   /** From the database at start: the latest complete snapshot's finish time, if any. */
   seedLastSuccess(finishedAtMs: number): void {
@@ -122,6 +136,13 @@ export class HealthState {
     const age = nowMs - Math.max(this.lastSuccessMs, this.running?.progressMs ?? 0);
     if (age > this.staleAfterMs) {
       return unhealthy('unhealthy', `last success (or progress of the pass running) is ${Math.round(age / 1000)} s old (limit ${Math.round(this.staleAfterMs / 1000)} s: three incremental intervals)`);
+    }
+    if (this.oldestVerified && nowMs - this.oldestVerified.atMs > this.maxStalenessMs) {
+      const minutes = (ms: number): string => `${Math.round(ms / 6_000) / 10} min`;
+      return unhealthy(
+        'unhealthy',
+        `mirror staler than freshness.maxStalenessMinutes (${minutes(this.maxStalenessMs)}): ${this.oldestVerified.label} was last read in full ${minutes(nowMs - this.oldestVerified.atMs)} ago`,
+      );
     }
     return { httpStatus: 200, body: { status: 'ok', reason: null, ...base } };
   }

@@ -35,6 +35,8 @@ describe('prometheus text', () => {
     m.recordPass('incremental', 'failed', 100);
     m.recordPass('incremental', 'complete', 300);
     m.recordPass('incremental', 'complete', 200);
+    m.recordReverification(40);
+    m.recordReverification(2);
     const text = renderMetrics(
       m.families({
         nowMs: 100_000,
@@ -42,7 +44,7 @@ describe('prometheus text', () => {
         passRunning: false,
         lastSuccessMs: 90_000,
         requests: { requests: 12, retries: 1, byClass: { '2xx': 10, '5xx': 2 } },
-        db: { rows: { records: 7, activity: 3 }, newestActivityMs: 40_000, cursorsMs: { ws1: 40_000 }, latestComplete: null },
+        db: { rows: { records: 7, activity: 3 }, newestActivityMs: 40_000, cursorsMs: { ws1: 40_000 }, latestComplete: null, oldestVerified: { workspaceId: 'ws1', kind: 'module', id: 'm1', atMs: 10_000 } },
       }),
     );
     expect(text).toContain('wbsync_passes_total{kind="incremental",status="complete"} 2');
@@ -54,6 +56,8 @@ describe('prometheus text', () => {
     expect(text).toContain('wbsync_activity_lag_seconds 60');
     expect(text).toContain('wbsync_cursor_lag_seconds{workspace="ws1"} 60');
     expect(text).toContain('wbsync_healthy 1');
+    expect(text).toContain('wbsync_oldest_unverified_seconds 90');
+    expect(text).toContain('wbsync_reverify_requests_total 42');
     expect(m.total()).toBe(4);
     // every non-comment line is `name{labels} value`
     for (const line of text.trim().split('\n')) {

@@ -23,6 +23,8 @@ export interface PassRunnerDeps {
   signal: AbortSignal;
   include: string[];
   exclude: string[];
+  /** freshness.maxStalenessMinutes in ms. */
+  maxStalenessMs: number;
   /** Called after every pass (database figures are re-read then, never mid-pass). */
   afterPass(): void;
   now?: () => number;
@@ -75,6 +77,7 @@ export function createPassRunner(deps: PassRunnerDeps): PassRunner {
           full: requested === 'full',
           include: deps.include,
           exclude: deps.exclude,
+          maxStalenessMs: deps.maxStalenessMs,
           signal: deps.signal,
           onProgress: (p) => {
             deps.health.passProgress(now());
@@ -93,6 +96,7 @@ export function createPassRunner(deps: PassRunnerDeps): PassRunner {
         limited.log('warn', { workspaceId: f.workspaceId, moduleId: f.moduleId, reason: f.reason }, 'part of the pass failed', `part failed: ${f.workspaceId}/${f.moduleId ?? ''}: ${f.reason}`);
       }
       deps.metrics.recordPass(r.kind, r.status, r.durationMs);
+      deps.metrics.recordReverification(r.workspaces.reduce((n, w) => n + (w.reverified?.requests ?? 0), 0));
       const { recoveredFrom } = deps.health.passSucceeded(summaryOf(r, finished), finished);
       if (recoveredFrom) logger.info({ snapshot: r.snapshot, after: recoveredFrom }, 'recovered');
     } catch (e) {

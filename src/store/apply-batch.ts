@@ -43,6 +43,8 @@ export async function applyBatch(ctx: ApplyContext, snapshotId: number, batch: W
   for (const g of batch.gone ?? []) steps.push(() => marker.gone(g));
   const cursor = batch.cursor;
   if (cursor) steps.push(() => cursors.set(cursor.workspaceId, cursor.cursor, snapshotId));
+  const verified = batch.verified;
+  if (verified?.length) steps.push(() => cursors.markVerified(verified, snapshotId));
   steps.push(() => snapshots.addCounts(snapshotId, tally.written, tally.gone));
 
   try {

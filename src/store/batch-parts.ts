@@ -9,7 +9,8 @@ export interface BatchPart {
   listings?: Listing[];
 }
 
-/** Parts of at most `size` entities or listings each, and what is left (gone marks, cursor). */
+/** Parts of at most `size` entities or listings each, and what is left (gone marks, cursor,
+ * verification marks). */
 export function splitBatch(batch: WriteBatch, size: number): { parts: BatchPart[]; rest: WriteBatch } {
   const parts: BatchPart[] = [];
   for (const [key, items] of Object.entries(batch.upserts ?? {}) as Array<[keyof Upserts, unknown[] | undefined]>) {
@@ -22,6 +23,7 @@ export function splitBatch(batch: WriteBatch, size: number): { parts: BatchPart[
   const rest: WriteBatch = {};
   if (batch.gone) rest.gone = batch.gone;
   if (batch.cursor) rest.cursor = batch.cursor;
+  if (batch.verified) rest.verified = batch.verified;
   return { parts, rest };
 }
 

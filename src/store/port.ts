@@ -94,12 +94,27 @@ export interface Cursor {
   updatedAt: string;
 }
 
+/** A part of a workspace that is read in full at once: its own lists (members, workspace
+ * automations, grants) or one module with everything in it. */
+export interface PartRef {
+  workspaceId: string;
+  kind: 'workspace' | 'module';
+  id: string;
+}
+
+export interface VerifiedPart extends PartRef {
+  /** Start of the snapshot that last read it in full (ISO). */
+  verifiedAt: string;
+}
+
 export interface WriteBatch {
   upserts?: Upserts;
   listings?: Listing[];
   gone?: GoneMark[];
   /** Stored in the same transaction as the data it covers. */
   cursor?: { workspaceId: string; cursor: string };
+  /** Parts this batch's data read in full, as of the snapshot's start (same transaction). */
+  verified?: PartRef[];
 }
 
 export interface ApplyResult {
@@ -130,6 +145,9 @@ export interface StateReader {
   workspaceAutomations(workspaceId: string): Automation[];
   moduleAccess(workspaceId: string): ModuleAccess[];
   activity(workspaceId: string): Activity[];
+  /** Per module of the workspace: current records (sub-records included) and how many of them
+   * have sub-records or amendments — what reading the module in full costs. */
+  moduleSizes(workspaceId: string): Map<string, { records: number; withSubRecords: number; withAmendments: number; collections: number }>;
 }
 
 export interface VerifyProblem {
@@ -170,6 +188,11 @@ export interface Store {
   clearCursor(workspaceId: string): void;
   /** Ids of activity rows already stored, among `ids`. */
   knownActivityIds(ids: string[]): Set<string>;
+  /**
+   * When each current part of the workspace (its own lists, each current module) was last read in
+   * full. A part never marked since this table existed counts as read by the last full pass.
+   */
+  verifiedParts(workspaceId: string): VerifiedPart[];
   /** Records among `ids` that were stored once and have since been marked gone. */
   formerRecordIds(ids: string[]): Set<string>;
 

@@ -9,7 +9,7 @@ import { SPECS } from './entity-specs.js';
 import { exportCopy } from './export.js';
 import { Mutex } from './mutex.js';
 import type {
-  ApplyResult, Cursor, SnapshotInfo, SnapshotKind, SnapshotStatus, StateReader, Store, VerifyReport, WriteBatch,
+  ApplyResult, Cursor, SnapshotInfo, SnapshotKind, SnapshotStatus, StateReader, Store, VerifiedPart, VerifyReport, WriteBatch,
 } from './port.js';
 import { Snapshots } from './snapshots.js';
 import { SqliteStateReader } from './state-reader.js';
@@ -99,6 +99,10 @@ export class SqliteStore implements Store {
 
   knownActivityIds(ids: string[]): Set<string> {
     return withStorageErrors('reading activity ids', () => this.cursors.knownActivityIds(ids));
+  }
+
+  verifiedParts(workspaceId: string): VerifiedPart[] {
+    return withStorageErrors('reading verification times', () => this.cursors.verifiedParts(workspaceId));
   }
 
   formerRecordIds(ids: string[]): Set<string> {

@@ -92,4 +92,19 @@ export class SqliteStateReader implements StateReader {
   activity(workspaceId: string): Activity[] {
     return this.query('activity', 'workspace_id = ?', 'created_at, id', [workspaceId]);
   }
+  moduleSizes(workspaceId: string): Map<string, { records: number; withSubRecords: number; withAmendments: number; collections: number }> {
+    const n = this.snapshotId;
+    const asOf = `valid_from <= ? AND (valid_to IS NULL OR valid_to > ?)`;
+    const rows = this.db
+      .prepare(
+        `SELECT m.id AS id,
+           (SELECT COUNT(*) FROM record_versions r WHERE r.module_id = m.id AND r.${asOf}) AS records,
+           (SELECT COUNT(*) FROM record_versions r WHERE r.module_id = m.id AND r.sub_record_count > 0 AND r.${asOf}) AS withSubRecords,
+           (SELECT COUNT(*) FROM record_versions r WHERE r.module_id = m.id AND r.amendment_count > 0 AND r.${asOf}) AS withAmendments,
+           (SELECT COUNT(*) FROM collection_versions c WHERE c.module_id = m.id AND c.${asOf}) AS collections
+         FROM module_versions m WHERE m.workspace_id = ? AND m.${asOf}`,
+      )
+      .all(n, n, n, n, n, n, n, n, workspaceId, n, n) as Array<{ id: string; records: number; withSubRecords: number; withAmendments: number; collections: number }>;
+    return new Map(rows.map(({ id, ...size }) => [id, size]));
+  }
 }

@@ -8,6 +8,7 @@ import { WbsyncError, isWbsyncError } from '../domain/errors.js';
 import type { ServiceClient } from '../api/port.js';
 import type { Logger } from '../config/logger.js';
 import type { SnapshotKind, Store, WriteBatch } from '../store/port.js';
+import type { FreshnessClock } from './pass-env.js';
 import { syncWorkspace, type PartFailure, type WorkspaceOutcome } from './workspace-sync.js';
 
 export interface PassOptions {
@@ -20,6 +21,9 @@ export interface PassOptions {
   modulesInFlight?: number;
   /** Time slices read side by side when a full pass reads a whole feed. Default 8. */
   feedSlices?: number;
+  /** freshness.maxStalenessMinutes in ms: incremental passes also read in full, oldest first,
+   * a budgeted share of each workspace so every part is re-read within it. Absent: no re-reading. */
+  maxStalenessMs?: number;
   signal?: AbortSignal;
   onProgress?: (p: PassProgress) => void;
 }
@@ -81,7 +85,15 @@ export async function runPass(deps: PassDeps, opts: PassOptions = {}): Promise<P
   const all = await client.listWorkspaces();
   const { selected, missing } = selectWorkspaces(all, opts);
   const kind: SnapshotKind = opts.full || selected.some((w) => !store.getCursor(w.id)) ? 'full' : 'incremental';
+  const lastPass = store.latestCompleteSnapshot();
   const snapshot = store.beginSnapshot(kind);
+  const freshness: FreshnessClock | undefined = opts.maxStalenessMs
+    ? {
+        windowMs: opts.maxStalenessMs,
+        nowMs: Date.parse(store.getSnapshot(snapshot)!.startedAt),
+        lastPassMs: lastPass === null ? null : Date.parse(store.getSnapshot(lastPass)!.startedAt),
+      }
+    : undefined;
   const counts: Record<string, number> = {};
   const gone: Record<string, number> = {};
   const failures: PartFailure[] = missing.map((id) => ({ workspaceId: id, reason: 'workspace not visible to the key (not a member, or it does not exist)' }));
@@ -149,6 +161,7 @@ export async function runPass(deps: PassDeps, opts: PassOptions = {}): Promise<P
           },
           signal: opts.signal,
           feedSlices: opts.feedSlices ?? 8,
+          freshness,
         },
         ws,
         opts.full === true,

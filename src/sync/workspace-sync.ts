@@ -1,84 +1,19 @@
-// Syncs one workspace inside a pass: the activity tail, members, modules, workspace automations,
-// module-access grants, then each module that needs it (all of them on a full crawl), each in its
-// own transaction. The cursor moves last, with the workspace's own rows, and only when every part
+// Syncs one workspace inside a pass: the activity tail, then its parts (workspace-crawl.ts), each
+// in its own transaction. The cursor moves last, with the workspace's own rows, and only when every part
 // of the workspace succeeded — so it is never ahead of the data it covers.
 
-import type { Activity, Automation, Member, Module, ModuleAccess, Workspace } from '../domain/entities.js';
-import { WbsyncError, isWbsyncError } from '../domain/errors.js';
-import type { ServiceClient } from '../api/port.js';
-import type { Logger } from '../config/logger.js';
-import type { GoneMark, Listing, StateReader, Store, WriteBatch } from '../store/port.js';
+import type { Activity, Workspace } from '../domain/entities.js';
+import { WbsyncError } from '../domain/errors.js';
+import type { GoneMark, Listing, StateReader, WriteBatch } from '../store/port.js';
 import { tailActivity, type TailResult } from './activity-tail.js';
 import { readWholeFeed } from './feed-read.js';
-import { planIncremental } from './incremental-plan.js';
-import { crawlModule, readFeedNamedRecords, type ModuleCrawlResult } from './module-crawl.js';
+import type { PassEnv, WorkspaceOutcome } from './pass-env.js';
 import { RecordTrace } from './record-trace.js';
-import { readReferences, referencesStale } from './references.js';
+import { accessListings, crawlParts, readArchivedFromFeed, type CrawledParts } from './workspace-crawl.js';
 
-export interface PassEnv {
-  client: ServiceClient;
-  store: Store;
-  snapshotId: number;
-  logger: Logger;
-  /** Bounds the modules crawled at once, so memory follows the largest module, not the workspace. */
-  limitModules: <T>(fn: () => Promise<T>) => Promise<T>;
-  apply: (batch: WriteBatch) => Promise<void>;
-  onModuleDone: (records: number) => void;
-  onModulesPlanned: (count: number) => void;
-  /** Parallel time slices for reading a whole feed (about the requests in flight). */
-  feedSlices: number;
-  signal?: AbortSignal;
-}
-
-export interface PartFailure {
-  workspaceId: string;
-  moduleId?: string;
-  moduleName?: string;
-  reason: string;
-}
-
-export interface WorkspaceOutcome {
-  workspaceId: string;
-  mode: 'full' | 'incremental';
-  /** Why an incremental pass fell back to a full crawl. */
-  fallback?: string;
-  modulesCrawled: number;
-  activityRows: number;
-  /** Requests spent reading records outside every listing (archived or deleted ones). */
-  recordProbes: number;
-  failures: PartFailure[];
-}
+export type { PartFailure, PassEnv, WorkspaceOutcome } from './pass-env.js';
 
 const EPOCH = '1970-01-01T00:00:00.000Z';
-
-/** A module-level failure that skips the module (the pass goes on); anything else ends the pass. */
-function isModuleLevel(e: unknown): e is WbsyncError {
-  return isWbsyncError(e) && (e.code === 'not_found' || e.code === 'forbidden' || e.code === 'bad_response');
-}
-
-async function readAccess(client: ServiceClient, workspaceId: string, members: Member[]): Promise<ModuleAccess[] | null> {
-  // Only owners and admins may read grants; the first refusal says the key's user is neither.
-  const out: ModuleAccess[] = [];
-  for (const [i, m] of members.entries()) {
-    try {
-      out.push(...(await client.getModuleAccess(workspaceId, m.userId)));
-    } catch (e) {
-      if (isWbsyncError(e) && e.code === 'forbidden' && i === 0) return null;
-      if (isWbsyncError(e) && (e.code === 'forbidden' || e.code === 'not_found')) continue;
-      throw e;
-    }
-  }
-  return out;
-}
-
-function accessListings(workspaceId: string, members: Member[], access: ModuleAccess[]): Listing[] {
-  return members.map((m) => ({
-    kind: 'moduleAccess' as const,
-    workspaceId,
-    userId: m.userId,
-    ids: access.filter((a) => a.userId === m.userId).map((a) => a.moduleId),
-  }));
-}
 
 /** Activity rows per write batch of a full feed read (one transaction each). */
 const FEED_BATCH_ROWS = 2500;
@@ -118,118 +53,6 @@ function readFeedInBackground(env: PassEnv, workspaceId: string, trace: RecordTr
   })();
   done.catch(() => undefined); // the caller awaits it after the module crawl
   return { headRead: Promise.race([head, done.then(() => undefined)]), done };
-}
-
-interface CrawledParts {
-  modules: Module[];
-  plan: ReturnType<typeof planIncremental>;
-  liveMembers: Member[] | null;
-  automations: Automation[] | null;
-  access: ModuleAccess[] | null;
-  toCrawl: Module[];
-  crawled: Set<string>;
-  /** Per crawled module, what its crawl saw (kept by full passes for the feed-named read). */
-  seenBy: Map<string, Pick<ModuleCrawlResult, 'memory' | 'liveCollections'>>;
-}
-
-/** Members, modules, workspace automations, grants, then each module to crawl (each its own batch). */
-async function crawlParts(env: PassEnv, ws: Workspace, prev: StateReader | null, full: boolean, newRows: Activity[], outcome: WorkspaceOutcome): Promise<CrawledParts> {
-  const { client, logger } = env;
-  const [members, modules] = await Promise.all([
-    full || !prev ? client.listMembers(ws.id) : Promise.resolve(null),
-    client.listModules(ws.id),
-  ]);
-  const modulesBefore = prev?.modules(ws.id) ?? [];
-  const plan = planIncremental({
-    rows: newRows,
-    modulesNow: modules,
-    modulesBefore,
-    moduleOfRecord: (id) => prev?.record(id)?.moduleId ?? null,
-  });
-
-  const liveMembers = members ?? (plan.membersChanged || plan.accessChanged ? await client.listMembers(ws.id) : null);
-  const automations = full || plan.anyChange ? await client.listWorkspaceAutomations(ws.id) : null;
-  const access = (full || plan.accessChanged || plan.membersChanged) && liveMembers ? await readAccess(client, ws.id, liveMembers) : null;
-
-  const toCrawl: Module[] = full ? modules : modules.filter((m) => plan.touched.has(m.id));
-  env.onModulesPlanned(toCrawl.length);
-  const crawled = new Set<string>();
-  const seenBy = new Map<string, Pick<ModuleCrawlResult, 'memory' | 'liveCollections'>>();
-  const trace = new RecordTrace();
-  trace.add(newRows);
-  // A failure that ends the pass stops modules not yet started, and waits for those in flight:
-  // none may still be writing once the pass has returned.
-  const fatal: unknown[] = [];
-  await Promise.all(
-    toCrawl.map((m) =>
-      env.limitModules(async () => {
-        if (env.signal?.aborted || fatal.length) return;
-        try {
-          const res = await crawlModule(client, m, prev, {
-            mode: full || plan.added.has(m.id) ? 'full' : 'incremental',
-            namedRecords: plan.namedRecords.get(m.id) ?? new Set(),
-            trace,
-            recheckSubRecords: plan.unexplained.has(m.id),
-            formerRecords: (ids) => env.store.formerRecordIds(ids),
-          });
-          await env.apply(res.batch);
-          crawled.add(m.id);
-          outcome.recordProbes += res.probes;
-          if (full) seenBy.set(m.id, { memory: res.memory, liveCollections: res.liveCollections });
-          env.onModuleDone(res.records);
-        } catch (e) {
-          if (!isModuleLevel(e)) {
-            fatal.push(e);
-            return;
-          }
-          const reason = `${e.message}${e.status ? ` (HTTP ${e.status})` : ''}`;
-          outcome.failures.push({ workspaceId: ws.id, moduleId: m.id, moduleName: m.name, reason });
-          logger.warn({ workspaceId: ws.id, moduleId: m.id, reason }, 'module skipped');
-          env.onModuleDone(0);
-        }
-      }),
-    ),
-  );
-  if (fatal.length) throw fatal[0];
-  // Modules not crawled whose relation columns point at a crawled or vanished one: their resolved
-  // references (names and values of the far side's records) may have moved or gone.
-  const changed = new Set([...crawled, ...plan.vanished]);
-  if (!full && changed.size) {
-    const stale = modules.filter((m) => !toCrawl.includes(m) && referencesStale(prev?.columns(m.id) ?? [], changed));
-    await Promise.all(
-      stale.map(async (m) => {
-        const refs = await readReferences(client, m.id, prev?.columns(m.id) ?? []);
-        await env.apply({ upserts: { references: refs.references }, listings: [refs.listing] });
-      }),
-    );
-  }
-  return { modules, plan, liveMembers, automations, access, toCrawl, crawled, seenBy };
-}
-
-/**
- * A full pass, once the whole feed is in: records the feed names that no listing showed (archived
- * before this backup began, or since) are read by id and kept as archived, module by module.
- */
-async function readArchivedFromFeed(env: PassEnv, ws: Workspace, prev: StateReader | null, parts: CrawledParts, trace: RecordTrace, outcome: WorkspaceOutcome): Promise<void> {
-  await Promise.all(
-    parts.modules
-      .filter((m) => parts.seenBy.has(m.id))
-      .map((m) =>
-        env.limitModules(async () => {
-          if (env.signal?.aborted) return;
-          try {
-            const res = await readFeedNamedRecords(env.client, m, prev, parts.seenBy.get(m.id)!, trace, (ids) => env.store.formerRecordIds(ids));
-            outcome.recordProbes += res.probes;
-            if (res.probes > 0) await env.apply(res.batch);
-          } catch (e) {
-            if (!isModuleLevel(e)) throw e;
-            const reason = `${e.message}${e.status ? ` (HTTP ${e.status})` : ''}`;
-            outcome.failures.push({ workspaceId: ws.id, moduleId: m.id, moduleName: m.name, reason });
-            env.logger.warn({ workspaceId: ws.id, moduleId: m.id, reason }, 'module skipped');
-          }
-        }),
-      ),
-  );
 }
 
 export async function syncWorkspace(env: PassEnv, ws: Workspace, wantFull: boolean): Promise<WorkspaceOutcome> {
@@ -273,7 +96,7 @@ export async function syncWorkspace(env: PassEnv, ws: Workspace, wantFull: boole
     await feedDone?.catch(() => undefined);
     throw e;
   }
-  const { modules, plan, liveMembers, automations, access, toCrawl, crawled } = parts;
+  const { modules, plan, liveMembers, automations, access, toCrawl, crawled, verified } = parts;
   const fullFeed = feedDone ? await feedDone : null;
   if (fullFeed && !env.signal?.aborted) await readArchivedFromFeed(env, ws, prev, parts, feedTrace, outcome);
   if (env.signal?.aborted) throw new WbsyncError('partial', 'pass interrupted by a signal; nothing half-written was kept — run again to resume', { details: { interrupted: true } });
@@ -303,6 +126,7 @@ export async function syncWorkspace(env: PassEnv, ws: Workspace, wantFull: boole
     },
     listings,
     gone,
+    verified,
   };
   if (outcome.failures.length === 0) batch.cursor = { workspaceId: ws.id, cursor: head ?? EPOCH };
   await env.apply(batch);

@@ -251,6 +251,9 @@ export class Writer {
         return;
       }
       case 11: { const r = this.pick(s.top); if (r) await this.call('POST', `/records/${r._id}/sub-records`, { name: `sub ${n}` }); return; }
+      // unlogged on the deployed service: a sub-record's completion and position
+      case 12: { const x = this.pick(s.allSubs); if (x) await this.call('PUT', `/records/${x._id}`, { isCompleted: !x.isCompleted }); return; }
+      case 13: { const x = this.pick(s.allSubs); if (x) await this.call('PUT', `/records/${x._id}`, { position: Math.floor(this.rnd() * 10) }); return; }
     }
   }
 

@@ -16,8 +16,9 @@ import { Writer, prng, viewDiff } from '../helpers/random-writes.js';
 
 const STEPS = Number(process.env.WBSYNC_PROPERTY_STEPS ?? 45);
 const SEEDS = process.env.WBSYNC_PROPERTY_SEED ? [Number(process.env.WBSYNC_PROPERTY_SEED)] : [7, 23];
-/** The original mix plus the recovery kinds (moves then collection deletes, archive flips...). */
-const KINDS = 34;
+/** The original mix plus the recovery kinds (moves then collection deletes, archive flips...) and
+ * the sub-record writes the deployed service does not log (completion, position, archive flag). */
+const KINDS = 36;
 
 /** Records the service shows: listed, or archived and readable by id (with a reachable parent). */
 function reachableRecords(emu: RunningEmulator): Map<string, { archived: boolean; parent: string | null }> {

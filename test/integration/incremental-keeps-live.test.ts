@@ -72,7 +72,8 @@ describe.each(['spec', 'observed'] as Dialect[])('the incremental pass keeps wha
     await step('DELETE', `/modules/${parent.module}`);
     const res = await restoreModule({ client: h.client, store: h.store }, { moduleId: parent.module, settleMs: 5, attribution: 'Restored by wbsync — originally by {author} at {createdAt}.' });
     await h.emu.idle();
-    const groups = await h.client.listCollections(res.moduleId);
+    expect(res.moduleId).toBeTruthy();
+    const groups = await h.client.listCollections(res.moduleId!);
     const rows = (await Promise.all(groups.map((g) => h!.client.listRecords(g.id)))).flat();
     const back = rows.find((r) => r.name === 'Moved parent, renamed');
     expect(back, 'the moved parent is restored').toBeTruthy();

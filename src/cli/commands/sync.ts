@@ -66,6 +66,7 @@ export const syncCommand: Command = {
           exclude: config.workspaces.exclude,
           signal: ctx.signal,
           feedSlices: config.http.concurrency,
+          maxStalenessMs: config.freshness.maxStalenessMinutes * 60_000,
           onProgress: (p) => progress.update(p),
         },
       );

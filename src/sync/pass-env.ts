@@ -1,0 +1,63 @@
+// What one workspace's sync needs from its pass, and what it reports back.
+import type { ServiceClient } from '../api/port.js';
+import type { Logger } from '../config/logger.js';
+import type { Store, WriteBatch } from '../store/port.js';
+
+export interface FreshnessClock {
+  /** The window within which every part is read in full again (freshness.maxStalenessMinutes). */
+  windowMs: number;
+  /** Start of this pass's snapshot (the time verification marks carry). */
+  nowMs: number;
+  /** Start of the previous complete pass, or null. */
+  lastPassMs: number | null;
+}
+
+export interface PassEnv {
+  client: ServiceClient;
+  store: Store;
+  snapshotId: number;
+  logger: Logger;
+  /** Bounds the modules crawled at once, so memory follows the largest module, not the workspace. */
+  limitModules: <T>(fn: () => Promise<T>) => Promise<T>;
+  apply: (batch: WriteBatch) => Promise<void>;
+  onModuleDone: (records: number) => void;
+  onModulesPlanned: (count: number) => void;
+  /** Parallel time slices for reading a whole feed (about the requests in flight). */
+  feedSlices: number;
+  /** Rolling re-verification of incremental passes; absent: none. */
+  freshness?: FreshnessClock;
+  signal?: AbortSignal;
+}
+
+export interface PartFailure {
+  workspaceId: string;
+  moduleId?: string;
+  moduleName?: string;
+  reason: string;
+}
+
+export interface Reverification {
+  /** Modules read in full by this incremental pass because they were due. */
+  modules: string[];
+  /** The workspace's own lists (members, workspace automations, grants) read in full. */
+  workspace: boolean;
+  /** Calls spent on it. */
+  requests: number;
+  /** Requests the budget allowed; a part past due is read whatever the budget. */
+  budget: number;
+  /** Age of the least recently verified part when the pass began. */
+  oldestAgeSeconds: number;
+}
+
+export interface WorkspaceOutcome {
+  workspaceId: string;
+  mode: 'full' | 'incremental';
+  /** Why an incremental pass fell back to a full crawl. */
+  fallback?: string;
+  modulesCrawled: number;
+  activityRows: number;
+  /** Requests spent reading records outside every listing (archived or deleted ones). */
+  recordProbes: number;
+  reverified?: Reverification;
+  failures: PartFailure[];
+}
