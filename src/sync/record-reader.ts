@@ -144,7 +144,11 @@ export class RecordReader {
     const todo = [...new Set(ids)].filter((id) => !this.seen.has(id));
     const unknown = todo.filter((id) => !this.init.prevRecords.has(id));
     const former = unknown.length && this.init.formerRecords ? this.init.formerRecords(unknown) : new Set<string>();
-    const bases = todo.map((id) => this.init.prevRecords.get(id) ?? (former.has(id) ? null : (trace?.synthesize(id, this.init.workspaceId, this.init.moduleId) ?? null)));
+    const bases = todo.map((id) => {
+      const stored = this.init.prevRecords.get(id);
+      if (stored) return trace ? trace.overlay(stored) : stored;
+      return former.has(id) ? null : (trace?.synthesize(id, this.init.workspaceId, this.init.moduleId) ?? null);
+    });
     const known = bases.filter((b): b is BoardRecord => b !== null);
     await Promise.all(known.filter((b) => b.parentRecordId === null).map((b) => this.readById(b.id, b)));
     await Promise.all(known.filter((b) => b.parentRecordId !== null).map((b) => this.readById(b.id, b)));
@@ -156,8 +160,11 @@ export class RecordReader {
     if (!base) return;
     const stored = this.init.prevRecords.has(id);
     if (base.parentRecordId === null) {
-      // a top-level record whose collection is gone is unreachable; that collection's mark covers it
-      if (!base.collectionId || !this.init.liveCollections.has(base.collectionId)) return;
+      // a top-level record whose collection is gone is unreachable (whatever its own routes answer)
+      if (!base.collectionId || !this.init.liveCollections.has(base.collectionId)) {
+        if (stored) this.gone.push({ kind: 'record', id, cascade: true });
+        return;
+      }
     } else if (!this.subsRead.has(base.parentRecordId)) {
       return; // its life follows its parent's, whose sub-records this pass did not read
     }
@@ -173,7 +180,7 @@ export class RecordReader {
         client.listAmendments(id),
       ]);
       const counts = stored ? {} : { subRecordCount: subs.length, amendmentCount: notes.filter((a) => !a.isDeleted).length };
-      this.records.push({ ...base, ...counts, isArchived: true });
+      this.records.push({ ...base, ...counts, isArchived: true, raw: { ...base.raw, isArchived: true } });
       this.keepContent(id, values, notes);
       if (top) await this.keepSubs(id, subs, () => true);
     } catch (e) {

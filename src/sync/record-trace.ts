@@ -70,6 +70,20 @@ export class RecordTrace {
   }
 
   /**
+   * A stored record brought up to what newer rows say of it: a rename or a move logged after the
+   * version we hold (the record then left every listing, so no listing told us).
+   */
+  overlay(base: BoardRecord): BoardRecord {
+    const t = this.traces.get(base.id);
+    if (!t) return base;
+    const since = base.updatedAt ?? '';
+    const name = t.name && t.name.at > since ? t.name.value : base.name;
+    const collectionId = t.collectionId && t.collectionId.at > since && base.parentRecordId === null ? t.collectionId.value : base.collectionId;
+    if (name === base.name && collectionId === base.collectionId) return base;
+    return { ...base, name, collectionId, raw: { ...base.raw, name, ...(collectionId === null ? {} : { collectionName: collectionId }) } };
+  }
+
+  /**
    * A record as the feed describes it, for one no listing shows and the store does not hold. The
    * feed names no parent: a record whose creation row says it is a sub-record is left out (its
    * parent's listing brings it when the parent is reachable); any other is kept as a top-level

@@ -60,6 +60,9 @@ export class Writer {
     private readonly dialect: Dialect,
     /** How many write kinds to draw from (the first 22 are the original mix). */
     private readonly kinds = 22,
+    /** Also make the writes that leave no signal at all (amendment edits on the deployed service,
+     * automation changes with no other write after them): for tests of the freshness window. */
+    private readonly blindWrites = false,
   ) {}
 
   /** The writes so far, as a reproducer to paste into a bug report. */
@@ -101,6 +104,7 @@ export class Writer {
 
   /** A write in the module so that automation edits there are picked up (see README: blind spots). */
   private async nudge(moduleId: string): Promise<void> {
+    if (this.blindWrites) return;
     const r = this.live().top.find((x) => x.module === moduleId);
     if (r) await this.call('PUT', `/records/${r._id}`, { name: `${String(r.name).slice(0, 40)} ·` });
   }
@@ -141,7 +145,7 @@ export class Writer {
       case 14: {
         // The deployed service logs amendment edits nowhere and moves no timestamp: in the
         // observed dialect they are picked up by the next full pass only (README: blind spots).
-        if (this.dialect === 'observed') return;
+        if (this.dialect === 'observed' && !this.blindWrites) return;
         const n = this.pick(s.notes.filter((a) => a.user === this.emu.users[0].id));
         if (n) await this.call('PUT', `/amendments/${n._id}`, { message: `edited ${this.applied.length}` });
         return;
@@ -162,15 +166,17 @@ export class Writer {
         return;
       }
       case 19: {
-        const a = this.pick(s.autos);
+        // (an automation change leaves no signal: unless the test is about that, only where a
+        // logged write can follow it in the same module)
+        const a = this.pick(s.autos.filter((x) => this.blindWrites || !x.module || s.top.some((r) => r.module === x.module)));
         if (!a) return;
         await this.call('PUT', `/automations/${a._id}`, { isActive: !a.isActive });
         if (a.module) await this.nudge(a.module);
-        else if (rec) await this.call('PUT', `/records/${rec._id}`, { name: `after automation toggle ${this.applied.length}` });
+        else if (rec && !this.blindWrites) await this.call('PUT', `/records/${rec._id}`, { name: `after automation toggle ${this.applied.length}` });
         return;
       }
       case 20: {
-        const a = this.pick(s.autos.filter((x) => x.module));
+        const a = this.pick(s.autos.filter((x) => x.module && (this.blindWrites || s.top.some((r) => r.module === x.module))));
         if (!a) return;
         await this.call('PUT', `/automations/${a._id}`, { name: `${a.name} (edited)`, trigger: a.trigger, conditions: a.conditions, match: a.match, actions: a.actions, isActive: a.isActive });
         await this.nudge(a.module);

@@ -52,6 +52,8 @@ export interface DaemonConfig {
   incremental?: string;
   full?: string;
   retries?: number;
+  /** freshness.maxStalenessMinutes */
+  maxStalenessMinutes?: number;
 }
 
 export function writeConfig(dir: string, name: string, c: DaemonConfig): string {
@@ -64,6 +66,7 @@ export function writeConfig(dir: string, name: string, c: DaemonConfig): string 
       daemon: { listen: '127.0.0.1:0' },
       http: { retries: c.retries ?? 1, timeoutMs: 5000, concurrency: 4 },
       log: { level: 'info' },
+      ...(c.maxStalenessMinutes === undefined ? {} : { freshness: { maxStalenessMinutes: c.maxStalenessMinutes } }),
     }),
   );
   return file;
