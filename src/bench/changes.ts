@@ -22,8 +22,12 @@ export interface ChangeSummary {
   workspaces: number;
 }
 
-/** Applies `k` writes spread over `moduleCount` modules: renames, completions, cells, notes, creates, moves. */
-export async function applyMixedChanges(baseUrl: string, key: string, k: number, moduleCount: number): Promise<ChangeSummary> {
+/**
+ * Applies `k` writes spread over `moduleCount` modules: renames, completions, cells, notes, creates,
+ * moves; with `subRecords`, one write in four is a sub-record's completion or position instead (the
+ * deployed service logs neither: only the module's `updatedAt` moves).
+ */
+export async function applyMixedChanges(baseUrl: string, key: string, k: number, moduleCount: number, opts: { subRecords?: boolean } = {}): Promise<ChangeSummary> {
   const { workspaces } = await call(baseUrl, key, 'GET', '/workspaces');
   const ws = (workspaces[0].workspace ?? workspaces[0])._id as string;
   const { modules } = await call(baseUrl, key, 'GET', `/modules/${ws}`);
@@ -40,6 +44,15 @@ export async function applyMixedChanges(baseUrl: string, key: string, k: number,
   for (let i = 0; i < k; i++) {
     const t = targets[i % targets.length];
     const rec = t.records[(i * 7) % t.records.length];
+    if (opts.subRecords && i % 4 === 3) {
+      const parent = t.records.find((r: Json, j: number) => j >= (i * 3) % t.records.length && r.subRecordCount > 0) ?? t.records.find((r: Json) => r.subRecordCount > 0);
+      if (parent) {
+        const { records: subs } = await call(baseUrl, key, 'GET', `/records/${parent._id}/sub-records`);
+        const sub = subs[i % subs.length];
+        await call(baseUrl, key, 'PUT', `/records/${sub._id}`, i % 8 === 3 ? { isCompleted: !sub.isCompleted } : { position: (Number(sub.position) || 0) + 1 });
+        continue;
+      }
+    }
     switch (i % 6) {
       case 0:
         await call(baseUrl, key, 'PUT', `/records/${rec._id}`, { name: `renamed ${i}` });

@@ -23,6 +23,8 @@ export interface WorkerInput {
   restore?: boolean;
   /** diagnostic: the same pass with every batch discarded unwritten (what the crawl costs alone) */
   discardWrites?: boolean;
+  /** freshness.maxStalenessMinutes in ms (the CLI's default is 360 minutes) */
+  maxStalenessMs?: number;
 }
 
 // measured as the CLI runs: with its heap policy
@@ -54,9 +56,20 @@ if (input.restore) {
   if (input.discardWrites) {
     store.apply = async (_snapshot, b) => ({ written: { record: b.upserts?.records?.length ?? 0, cell: b.upserts?.cells?.length ?? 0 }, gone: {}, unchanged: 0 });
   }
-  const res = await runPass({ client, store, logger: createLogger({ level: 'silent' }) }, { full: input.full, feedSlices: input.concurrency });
+  const res = await runPass(
+    { client, store, logger: createLogger({ level: 'silent' }) },
+    { full: input.full, feedSlices: input.concurrency, maxStalenessMs: input.maxStalenessMs ?? 360 * 60_000 },
+  );
   store.close();
-  out = { snapshot: res.snapshot, kind: res.kind, status: res.status, counts: res.counts, failures: res.failures.length };
+  out = {
+    snapshot: res.snapshot,
+    kind: res.kind,
+    status: res.status,
+    counts: res.counts,
+    failures: res.failures.length,
+    recordProbes: res.workspaces.reduce((n, w) => n + w.recordProbes, 0),
+    reverified: res.workspaces.map((w) => w.reverified ?? null),
+  };
 }
 const wallMs = performance.now() - started;
 loop.disable();

@@ -28,7 +28,8 @@ export function mainHelp(commands: readonly Command[]): string {
   return [
     'wbsync — sync-and-backup daemon for the Workspace Board Service',
     '',
-    'usage: wbsync <command> [options]',
+    'usage: wbsync [--config FILE] [--db FILE] [--log-level LEVEL] [--json] <command> [options]',
+    '       (those global flags may also follow the command)',
     '',
     'commands:',
     ...commands.map((c) => `  ${c.name.padEnd(width)}  ${c.summary}`),

@@ -15,6 +15,42 @@ export interface CliIo {
   signal?: AbortSignal;
 }
 
+/** Flags that may stand before the command, as with git or restic: `wbsync --config F sync`. */
+const GLOBAL_FLAGS = COMMON_FLAGS.filter((f) => f.name !== 'help');
+
+/**
+ * Moves global flags written before the command to after it, where every command parses them.
+ * Anything else before the command is left where it is (so `--help` and `--version` still work,
+ * and an unknown flag there is refused as a command would be).
+ */
+export function hoistGlobalFlags(argv: readonly string[]): string[] {
+  const before: string[] = [];
+  let i = 0;
+  while (i < argv.length && argv[i]!.startsWith('--') && argv[i] !== '--') {
+    const arg = argv[i]!;
+    const eq = arg.indexOf('=');
+    const spec = GLOBAL_FLAGS.find((f) => f.name === (eq === -1 ? arg.slice(2) : arg.slice(2, eq)));
+    if (!spec) break;
+    if (spec.type === 'boolean' || eq !== -1) {
+      before.push(arg);
+      i += 1;
+    } else {
+      const value = argv[i + 1];
+      if (value === undefined) {
+        throw new WbsyncError('usage', `--${spec.name} needs a value (${spec.valueName ?? 'VALUE'}) and then a command`, { hint: "see 'wbsync --help'" });
+      }
+      before.push(arg, value);
+      i += 2;
+    }
+  }
+  if (before.length === 0) return [...argv];
+  const [name, ...rest] = argv.slice(i);
+  if (name === undefined || name.startsWith('-')) {
+    throw new WbsyncError('usage', `global flags (${before.filter((a) => a.startsWith('--')).join(' ')}) must be followed by a command`, { hint: "see 'wbsync --help'" });
+  }
+  return [name, ...before, ...rest];
+}
+
 function findCommand(name: string): Command | undefined {
   return COMMANDS.find((c) => c.name === name);
 }
@@ -23,7 +59,7 @@ export async function runCli(argv: readonly string[], io: CliIo): Promise<number
   let loaded: LoadedConfig | undefined;
   let json = false;
   try {
-    const [name, ...rest] = argv;
+    const [name, ...rest] = hoistGlobalFlags(argv);
     if (name === undefined || name === '--help' || name === '-h' || name === 'help') {
       const target = name === 'help' && rest[0] ? findCommand(rest[0]) : undefined;
       if (name === 'help' && rest[0] && !target) throw unknownCommand(rest[0]);

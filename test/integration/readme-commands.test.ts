@@ -1,0 +1,176 @@
+// Every `wbsync …` command line the README shows, run as written (placeholders such as ID, N and
+// FILE filled in with real values) against the emulator, as a child process in a scratch folder —
+// and every synopsis it shows names a real command with real flags. A command line added to the
+// README without a case here fails the first test, so the README stays true as it grows.
+
+import { spawn } from 'node:child_process';
+import { readFileSync, writeFileSync } from 'node:fs';
+import { join, resolve } from 'node:path';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { COMMON_FLAGS } from '../../src/cli/args.js';
+import { COMMANDS } from '../../src/cli/registry.js';
+import { startEmulator } from '../../src/emulator/index.js';
+import type { RunningEmulator } from '../../src/emulator/types.js';
+import { api, dumpOf, tempDir } from '../helpers/harness.js';
+
+const ROOT = resolve(import.meta.dirname, '../..');
+const MAIN = join(ROOT, 'dist/cli/main.js');
+const README = readFileSync(join(ROOT, 'README.md'), 'utf8');
+
+/** Command lines and synopses, as the README writes them (code blocks and inline code). */
+export function readmeCommands(text: string): { runnable: string[]; synopses: string[] } {
+  const found = new Set<string>();
+  for (const block of text.matchAll(/```[a-z]*\n([\s\S]*?)```/g)) {
+    for (const raw of block[1]!.split('\n')) {
+      const line = raw.replace(/\s+#.*$/, '').replace(/\s*&$/, '').trim();
+      const m = /^(?:docker exec \S+ )?((?:[A-Z_]+=\S+\s+)*wbsync(?:\s.*)?)$/.exec(line);
+      if (m && !/^wbsync\s*$/.test(m[1]!)) found.add(m[1]!);
+    }
+  }
+  for (const m of text.matchAll(/`((?:[A-Z_]+=\S+\s+)*wbsync [^`]+)`/g)) found.add(m[1]!.replace(/\s+/g, ' '));
+  const all = [...found];
+  const synopsis = (c: string): boolean => /[[\]…|]|\.\.\./.test(c);
+  return { runnable: all.filter((c) => !synopsis(c)), synopses: all.filter(synopsis) };
+}
+
+interface Env {
+  emu: RunningEmulator;
+  dir: string;
+  moduleId: string;
+  deletedModuleId: string;
+  archivedRecordId: string;
+}
+
+/** Runs one command line to its end. Asynchronously: the emulator lives in this process. */
+async function run(env: Env, line: string, timeoutMs = 60_000): Promise<{ status: number | null; out: string; err: string }> {
+  const argv = line.replace(/^wbsync\s*/, '').split(/\s+/).filter(Boolean);
+  const proc = spawn(process.execPath, [MAIN, ...argv], {
+    cwd: env.dir,
+    env: { PATH: process.env.PATH, HOME: process.env.HOME, WBSYNC_BASE_URL: env.emu.baseUrl, WBSYNC_API_KEY: env.emu.apiKey, WBSYNC_LOG_LEVEL: 'warn' },
+    stdio: ['ignore', 'pipe', 'pipe'],
+  });
+  let out = '';
+  let err = '';
+  proc.stdout.setEncoding('utf8').on('data', (d: string) => (out += d));
+  proc.stderr.setEncoding('utf8').on('data', (d: string) => (err += d));
+  const timer = setTimeout(() => proc.kill('SIGKILL'), timeoutMs);
+  const status = await new Promise<number | null>((res) => proc.once('exit', (code) => res(code)));
+  clearTimeout(timer);
+  return { status, out, err };
+}
+
+/** A long-running command: started, waited on until `ready` appears, then stopped with SIGTERM. */
+async function runUntil(env: Env, line: string, ready: RegExp, timeoutMs = 60_000): Promise<{ code: number | null; out: string; err: string }> {
+  const argv = line.replace(/^wbsync\s*/, '').split(/\s+/).filter(Boolean);
+  const proc = spawn(process.execPath, [MAIN, ...argv], {
+    cwd: env.dir,
+    env: { PATH: process.env.PATH, HOME: process.env.HOME, WBSYNC_BASE_URL: env.emu.baseUrl, WBSYNC_API_KEY: env.emu.apiKey },
+    stdio: ['ignore', 'pipe', 'pipe'],
+  });
+  let out = '';
+  let err = '';
+  proc.stdout.setEncoding('utf8').on('data', (d: string) => (out += d));
+  proc.stderr.setEncoding('utf8').on('data', (d: string) => (err += d));
+  const exited = new Promise<number | null>((res) => proc.once('exit', (code) => res(code)));
+  try {
+    const until = Date.now() + timeoutMs;
+    while (!ready.test(out + err)) {
+      if (proc.exitCode !== null) throw new Error(`'${line}' exited ${proc.exitCode} before it was ready:\n${err.slice(-2000)}`);
+      if (Date.now() > until) throw new Error(`'${line}' was not ready in time:\n${err.slice(-2000)}`);
+      await new Promise((r) => setTimeout(r, 100));
+    }
+    proc.kill('SIGTERM');
+    return { code: await exited, out, err };
+  } finally {
+    if (proc.exitCode === null && proc.pid) process.kill(proc.pid, 'SIGKILL');
+  }
+}
+
+describe('the README’s command lines', () => {
+  const { runnable, synopses } = readmeCommands(README);
+  let env: Env;
+  let cleanup: () => void;
+
+  beforeAll(async () => {
+    const emu = await startEmulator({ dialect: 'observed', seed: 'demo' });
+    const t = tempDir('wbsync-readme-');
+    cleanup = t.cleanup;
+    const d = dumpOf(emu);
+    const modules = d.modules.filter((m) => !m.isDeleted);
+    const rec = d.records.find((r) => !r.isDeleted && !r.isArchived && !r.parentRecord && r.module === modules[0]!._id)!;
+    env = { emu, dir: t.dir, moduleId: modules[0]!._id, deletedModuleId: modules[1]!._id, archivedRecordId: rec._id };
+    writeFileSync(join(t.dir, 'wbsync.json'), JSON.stringify({ db: './data/wbsync.db', http: { concurrency: 8 } }));
+  });
+  afterAll(async () => {
+    await env?.emu.stop();
+    cleanup?.();
+  });
+
+  it('finds the command lines and synopses it knows how to run', () => {
+    expect(runnable.length).toBeGreaterThan(10);
+    const known = new Set(CASES.map((c) => c.line));
+    expect(runnable.filter((c) => !known.has(c)), 'README command lines without a case in this test').toEqual([]);
+  });
+
+  it('every synopsis names a real command and its real flags', () => {
+    for (const s of synopses) {
+      const words = s.replace(/\\\|/g, '|').split(/[\s[\]|…]+/).filter(Boolean);
+      const cmd = COMMANDS.find((c) => c.name === words[1]);
+      expect(cmd, s).toBeTruthy();
+      const flags = new Set([...cmd!.flags, ...COMMON_FLAGS].map((f) => `--${f.name}`));
+      for (const w of words.filter((x) => x.startsWith('--'))) expect(flags.has(w), `${s}: ${w}`).toBe(true);
+    }
+  });
+
+  // In README order of a user's day: mirror, look, export, diff, lose a board, restore it.
+  const CASES: Array<{ line: string; check: () => Promise<unknown> }> = [
+    { line: 'wbsync sync --full', check: async () => expect((await run(env, 'wbsync sync --full')).status).toBe(0) },
+    { line: 'wbsync sync', check: async () => expect((await run(env, 'wbsync sync')).status).toBe(0) },
+    { line: 'wbsync --config wbsync.json sync', check: async () => expect((await run(env, 'wbsync --config wbsync.json sync')).status).toBe(0) },
+    { line: 'wbsync snapshots', check: async () => expect((await run(env, 'wbsync snapshots')).out).toMatch(/^id\s+kind\s+status/) },
+    { line: 'wbsync verify', check: async () => expect((await run(env, 'wbsync verify')).status).toBe(0) },
+    { line: 'wbsync export --out before.db --snapshot N', check: async () => expect((await run(env, 'wbsync export --out before.db --snapshot 1')).status).toBe(0) },
+    { line: 'wbsync export --out FILE --snapshot N', check: async () => expect((await run(env, 'wbsync export --out file.db --snapshot 2')).status).toBe(0) },
+    { line: 'wbsync diff --module ID', check: async () => expect((await run(env, `wbsync diff --module ${env.moduleId}`)).status).toBe(0) },
+    {
+      line: 'wbsync restore module ID --dry-run',
+      check: async () => {
+        expect((await api(env.emu, 'DELETE', `/modules/${env.deletedModuleId}`)).status).toBe(200);
+        expect((await run(env, 'wbsync sync')).status).toBe(0);
+        const r = await run(env, `wbsync restore module ${env.deletedModuleId} --dry-run`);
+        expect(r.status, r.err).toBe(0);
+      },
+    },
+    { line: 'wbsync restore module ID --pause-automations', check: async () => expect((await run(env, `wbsync restore module ${env.deletedModuleId} --pause-automations`)).status).toBe(0) },
+    {
+      line: 'wbsync restore records ID…'.replace('…', ''),
+      check: async () => {
+        expect((await api(env.emu, 'DELETE', `/records/${env.archivedRecordId}`)).status).toBe(200);
+        expect((await run(env, 'wbsync sync')).status).toBe(0);
+        const r = await run(env, `wbsync restore records ${env.archivedRecordId}`);
+        expect(r.status, r.err).toBe(0);
+      },
+    },
+    {
+      line: 'wbsync daemon',
+      check: async () => {
+        const r = await runUntil(env, 'wbsync daemon', /"msg":"pass finished"/);
+        expect(r.code, r.err.slice(-2000)).toBe(0);
+      },
+    },
+    {
+      line: 'wbsync emulator --seed demo --port 4010',
+      check: async () => {
+        // the README's port may be taken on a shared machine: the same line with a free port
+        const r = await runUntil(env, 'wbsync emulator --seed demo --port 0', /"baseUrl"/);
+        expect(r.code).toBe(0);
+        expect(JSON.parse(r.out.split('\n')[0]!).baseUrl).toMatch(/^http:\/\/127\.0\.0\.1:\d+$/);
+      },
+    },
+    { line: 'wbsync demo', check: async () => expect((await run(env, 'wbsync demo', 120_000)).status).toBe(0) },
+  ];
+
+  it.each(CASES.map((c, i) => [c.line, i] as const))('%s', async (_line, i) => {
+    await CASES[i]!.check();
+  }, 150_000);
+});
