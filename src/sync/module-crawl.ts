@@ -24,6 +24,8 @@ export interface ModuleCrawlPlan {
   recheckSubRecords?: boolean;
   /** Records stored once and since marked gone (see RecordReaderInit.formerRecords). */
   formerRecords?: (ids: string[]) => Set<string>;
+  /** A full pass whose feed is still being read: leave unlisted records for readFeedNamedRecords. */
+  deferUnlisted?: boolean;
 }
 
 export interface ModuleCrawlResult {
@@ -35,6 +37,8 @@ export interface ModuleCrawlResult {
   liveCollections: ReadonlySet<string>;
   /** Requests spent on records outside the listings. */
   probes: number;
+  /** Full passes: records outside every listing, read once the whole feed is in. */
+  deferred: string[];
 }
 
 function sameColumn(a: Column, b: Column): boolean {
@@ -101,6 +105,7 @@ export async function crawlModule(
     prevRecords,
     liveCollections,
     formerRecords: plan.formerRecords,
+    deferUnlisted: plan.deferUnlisted === true,
     needsDeep: (r) => full || named.has(r.id) || deepForColumns.has(r.id) || recordChanged(r, prevRecords.get(r.id)),
   });
   const listings: Listing[] = [
@@ -109,7 +114,6 @@ export async function crawlModule(
     { kind: 'column', moduleId: module.id, scope: 'subrecord', ids: subColumns.map((c) => c.id) },
     { kind: 'moduleAutomation', moduleId: module.id, ids: automations.map((a) => a.id) },
   ];
-  collections.forEach((c, i) => listings.push({ kind: 'record', collectionId: c.id, ids: listed[i].map((r) => r.id) }));
   await reader.readListed(listed.flat());
 
   // Outside every listing: stored live records that vanished, records the new rows name, archived
@@ -123,6 +127,9 @@ export async function crawlModule(
     await reader.recheckSubRecords([...listedParents, ...archivedParents]);
   }
 
+  // a record left for later stays current until it is read (see deferUnlisted)
+  const deferredIn = (collectionId: string) => reader.deferred.filter((id) => prevRecords.get(id)?.collectionId === collectionId);
+  collections.forEach((c, i) => listings.push({ kind: 'record', collectionId: c.id, ids: [...listed[i].map((r) => r.id), ...deferredIn(c.id)] }));
   const gone: GoneMark[] = [...reader.gone];
   for (const c of prevState?.collections(module.id) ?? []) {
     if (!liveCollections.has(c.id)) gone.push({ kind: 'collection', id: c.id, cascade: true });
@@ -150,19 +157,20 @@ export async function crawlModule(
     memory: reader.memory(),
     liveCollections,
     probes: reader.probes,
+    deferred: reader.deferred,
   };
 }
 
 /**
- * Records the feed names that the module crawl did not see (a full pass: archived before this
- * backup began, or since): read by id and kept as archived, with their cells, threads and
- * sub-records. One batch for the module; empty when there is nothing to read.
+ * A full pass, once the whole feed is in: the records its crawl left for later and those the feed
+ * names that no listing showed (archived before this backup began, or since), read by id — kept as
+ * archived with their cells, threads and sub-records, or marked gone. One batch for the module.
  */
 export async function readFeedNamedRecords(
   client: ServiceClient,
   module: Module,
   prevState: StateReader | null,
-  crawl: Pick<ModuleCrawlResult, 'memory' | 'liveCollections'>,
+  crawl: Pick<ModuleCrawlResult, 'memory' | 'liveCollections' | 'deferred'>,
   trace: RecordTrace,
   formerRecords?: (ids: string[]) => Set<string>,
 ): Promise<{ batch: WriteBatch; probes: number }> {
@@ -177,7 +185,7 @@ export async function readFeedNamedRecords(
     formerRecords,
     after: crawl.memory,
   });
-  await reader.readUnlisted(trace.idsInModule(module.id), trace);
+  await reader.readUnlisted([...crawl.deferred, ...trace.idsInModule(module.id)], trace);
   return {
     batch: { upserts: { records: reader.records, cells: reader.cells, amendments: reader.amendments }, listings: reader.listings, gone: reader.gone },
     probes: reader.probes,

@@ -29,6 +29,12 @@ export interface RecordReaderInit {
   formerRecords?: (ids: string[]) => Set<string>;
   /** What an earlier reader of the same pass saw (a full pass reads feed-named records last). */
   after?: ReaderMemory;
+  /**
+   * A full pass's crawl: records outside every listing are not read yet but kept current (left out
+   * of the listings' gone-marks) and listed in `deferred`, to be read once the whole feed is in —
+   * what it says of them (a rename or a move before they left the listings) must be known first.
+   */
+  deferUnlisted?: boolean;
 }
 
 /** The ids a reader saw, to seed a later reader of the same module in the same pass. */
@@ -49,6 +55,8 @@ export class RecordReader {
   readonly subsRead: Set<string>;
   /** Requests spent on records outside the listings. */
   probes = 0;
+  /** Records outside every listing left for a later reader (deferUnlisted). */
+  readonly deferred: string[] = [];
 
   constructor(private readonly init: RecordReaderInit) {
     this.seen = new Set(init.after?.seen);
@@ -125,13 +133,14 @@ export class RecordReader {
   /** A parent's sub-record listing; stored live sub-records missing from it are read by id. */
   private async keepSubs(parentId: string, subs: BoardRecord[], deep: (r: BoardRecord) => boolean): Promise<void> {
     this.subsRead.add(parentId);
-    this.listings.push({ kind: 'subrecord', parentRecordId: parentId, ids: subs.map((s) => s.id) });
-    this.records.push(...subs);
-    for (const s of subs) this.seen.add(s.id);
     const listed = new Set(subs.map((s) => s.id));
     const missing = [...this.init.prevRecords.values()]
       .filter((s) => s.parentRecordId === parentId && !s.isArchived && !listed.has(s.id))
       .map((s) => s.id);
+    const kept = this.init.deferUnlisted ? missing : [];
+    this.listings.push({ kind: 'subrecord', parentRecordId: parentId, ids: [...listed, ...kept] });
+    this.records.push(...subs);
+    for (const s of subs) this.seen.add(s.id);
     await Promise.all([...subs.filter(deep).map((s) => this.readDeep(s)), ...missing.map((id) => this.readById(id, null))]);
   }
 
@@ -167,6 +176,10 @@ export class RecordReader {
       }
     } else if (!this.subsRead.has(base.parentRecordId)) {
       return; // its life follows its parent's, whose sub-records this pass did not read
+    }
+    if (this.init.deferUnlisted) {
+      this.deferred.push(id);
+      return;
     }
     this.seen.add(id);
     const { client } = this.init;

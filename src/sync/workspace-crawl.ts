@@ -53,7 +53,7 @@ export interface CrawledParts {
   toCrawl: Module[];
   crawled: Set<string>;
   /** Per crawled module, what its crawl saw (kept by full passes for the feed-named read). */
-  seenBy: Map<string, Pick<ModuleCrawlResult, 'memory' | 'liveCollections'>>;
+  seenBy: Map<string, Pick<ModuleCrawlResult, 'memory' | 'liveCollections' | 'deferred'>>;
   /** Parts read in full by this pass whose marks go in the workspace's batch (its own lists). */
   verified: PartRef[];
 }
@@ -109,7 +109,7 @@ export async function crawlParts(env: PassEnv, ws: Workspace, prev: StateReader 
   const toCrawl: Module[] = full ? modules : modules.filter((m) => plan.touched.has(m.id) || due?.modules.has(m.id));
   env.onModulesPlanned(toCrawl.length);
   const crawled = new Set<string>();
-  const seenBy = new Map<string, Pick<ModuleCrawlResult, 'memory' | 'liveCollections'>>();
+  const seenBy = new Map<string, Pick<ModuleCrawlResult, 'memory' | 'liveCollections' | 'deferred'>>();
   const trace = new RecordTrace();
   trace.add(newRows);
   // A failure that ends the pass stops modules not yet started, and waits for those in flight:
@@ -127,13 +127,14 @@ export async function crawlParts(env: PassEnv, ws: Workspace, prev: StateReader 
             namedRecords: plan.namedRecords.get(m.id) ?? new Set(),
             trace,
             recheckSubRecords: plan.unexplained.has(m.id),
+            deferUnlisted: full,
             formerRecords: (ids) => env.store.formerRecordIds(ids),
           });
           if (inFull) res.batch.verified = [{ workspaceId: ws.id, kind: 'module', id: m.id }];
           await env.apply(res.batch);
           crawled.add(m.id);
           outcome.recordProbes += res.probes;
-          if (full) seenBy.set(m.id, { memory: res.memory, liveCollections: res.liveCollections });
+          if (full) seenBy.set(m.id, { memory: res.memory, liveCollections: res.liveCollections, deferred: res.deferred });
           env.onModuleDone(res.records);
         } catch (e) {
           if (!isModuleLevel(e)) {
@@ -181,7 +182,7 @@ export async function readArchivedFromFeed(env: PassEnv, ws: Workspace, prev: St
           try {
             const res = await readFeedNamedRecords(env.client, m, prev, parts.seenBy.get(m.id)!, trace, (ids) => env.store.formerRecordIds(ids));
             outcome.recordProbes += res.probes;
-            if (res.probes > 0) await env.apply(res.batch);
+            if (res.probes > 0 || res.batch.gone?.length) await env.apply(res.batch);
           } catch (e) {
             if (!isModuleLevel(e)) throw e;
             const reason = `${e.message}${e.status ? ` (HTTP ${e.status})` : ''}`;
