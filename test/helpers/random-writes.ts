@@ -3,9 +3,20 @@
 
 import type { Dialect, RunningEmulator } from '../../src/emulator/types.js';
 import type { Store } from '../../src/store/port.js';
-import { api, dumpOf, view } from './harness.js';
+import { expect } from 'vitest';
+import { api, dumpOf, view, type Harness } from './harness.js';
 
 export const VIEWS = ['workspaces', 'members', 'modules', 'collections', 'columns', 'records', 'cells', 'amendments', 'automations', 'activity', 'resolved_references'];
+
+/** Once the service is idle: an incremental pass into `h`, a full pass into `full`, both clean. */
+export async function syncBoth(h: Harness, full: { sync: Harness['sync'] }): Promise<void> {
+  await h.emu.idle();
+  const inc = await h.sync();
+  expect(inc.kind).toBe('incremental');
+  expect(inc.failures).toEqual([]);
+  const f = await full.sync({ full: true });
+  expect(f.failures).toEqual([]);
+}
 
 /** Every row of every view, keyed for a readable entity-by-entity difference. */
 export function viewDiff(a: Store, b: Store, views: readonly string[] = VIEWS): string[] {

@@ -5,7 +5,9 @@
 //
 // Differences allowed by design (writes that leave no signal at all on the deployed service, which
 // the freshness window bounds): amendment edits and automation changes. The writer does not make the
-// first in the observed dialect and follows the second with a logged write in the same module.
+// first in the observed dialect; automations are not compared there. In bursts of writes between
+// two passes it does not make the unlogged sub-record writes either (a later logged write in the
+// same module explains the module's moved `updatedAt`).
 //
 // Longer runs: WBSYNC_PROPERTY_STEPS=2000 WBSYNC_PROPERTY_SEED=$RANDOM npx vitest run <this file>
 
@@ -13,7 +15,7 @@ import { afterEach, describe, expect, it } from 'vitest';
 import type { Dialect, RunningEmulator } from '../../src/emulator/types.js';
 import type { Store } from '../../src/store/port.js';
 import { dumpOf, makeHarness, view, type Harness } from '../helpers/harness.js';
-import { Writer, prng, viewDiff } from '../helpers/random-writes.js';
+import { VIEWS, Writer, prng, syncBoth, viewDiff } from '../helpers/random-writes.js';
 
 const STEPS = Number(process.env.WBSYNC_PROPERTY_STEPS ?? 45);
 const SEEDS = process.env.WBSYNC_PROPERTY_SEED ? [Number(process.env.WBSYNC_PROPERTY_SEED)] : [7, 23];
@@ -32,10 +34,17 @@ function reachableRecords(emu: RunningEmulator): Map<string, { archived: boolean
   return out;
 }
 
+/**
+ * Records the service shows that the database lacks or holds in another archive state. An archived
+ * sub-record the database never held is not asked for: no route lists archived sub-records and the
+ * feed names no parent, so one created and archived between two passes cannot be placed (README).
+ */
 function lostRecords(emu: RunningEmulator, store: Store): string[] {
   const stored = new Map(view(store, 'records').map((r) => [r.id as string, r]));
+  const everHeld = new Set(store.db.prepare('SELECT DISTINCT id FROM record_versions').pluck().all() as string[]);
   const out: string[] = [];
   for (const [id, want] of reachableRecords(emu)) {
+    if (want.parent && want.archived && !everHeld.has(id)) continue;
     const got = stored.get(id);
     if (!got) out.push(`record ${id} (${want.parent ? `sub-record of ${want.parent}` : 'top-level'}${want.archived ? ', archived' : ''}) is on the service but not in the database`);
     else if (!!got.is_archived !== want.archived) out.push(`record ${id}: is_archived ${got.is_archived} in the database, ${want.archived} on the service`);
@@ -50,12 +59,15 @@ describe.each(['spec', 'observed'] as Dialect[])('incremental equals full after 
     h = undefined;
   });
 
-  it.each(SEEDS)('seed %i', async (seed) => {
+  it.each(SEEDS)('seed %i', { timeout: STEPS * 1500 + 60_000 }, async (seed) => {
     h = await makeHarness(dialect, { randomSeed: seed });
     const full = h.openOther('full');
     expect((await h.sync()).kind).toBe('full');
     await full.sync({ full: true });
     const w = new Writer(h.emu, prng(seed), dialect, KINDS);
+    // the deployed service leaves automation changes no signal at all (allowed; the freshness
+    // window bounds them, test/integration/freshness.test.ts)
+    const views = dialect === 'observed' ? VIEWS.filter((v) => v !== 'automations') : VIEWS;
     let agreed = 0;
     for (let step = 0; step < STEPS; step++) {
       if (step > 0 && step % 40 === 0) await w.deleteModule();
@@ -66,13 +78,8 @@ describe.each(['spec', 'observed'] as Dialect[])('incremental equals full after 
         w.withoutMaskedWrites = false;
       } else await w.randomWrite();
       h.emu.clock.advance(1000);
-      await h.emu.idle();
-      const inc = await h.sync();
-      expect(inc.kind).toBe('incremental');
-      expect(inc.failures).toEqual([]);
-      const f = await full.sync({ full: true });
-      expect(f.failures).toEqual([]);
-      const problems = [...viewDiff(h.store, full.store), ...lostRecords(h.emu, h.store).map((p) => `incremental: ${p}`), ...lostRecords(h.emu, full.store).map((p) => `full: ${p}`)];
+      await syncBoth(h, full);
+      const problems = [...viewDiff(h.store, full.store, views), ...lostRecords(h.emu, h.store).map((p) => `incremental: ${p}`), ...lostRecords(h.emu, full.store).map((p) => `full: ${p}`)];
       expect(problems, `step ${step}; reproducer — ${w.reproducer(seed)}`).toEqual([]);
       agreed++;
     }

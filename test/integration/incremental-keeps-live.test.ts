@@ -24,6 +24,17 @@ function parentWithSubs(h: Harness): { parent: Doc; subs: Doc[]; other: Doc } {
   throw new Error('the demo seed has no parent with sub-records and cells in a module with two groups');
 }
 
+/** One write, then an incremental pass that must succeed. */
+async function writeThenSync(h: Harness, method: string, path: string, body?: unknown): Promise<void> {
+  const res = await api(h.emu, method, path, body);
+  expect(res.status, `${method} ${path}: ${JSON.stringify(res.body)}`).toBeLessThan(300);
+  h.emu.clock.advance(1000);
+  await h.emu.idle();
+  const pass = await h.sync();
+  expect(pass.kind).toBe('incremental');
+  expect(pass.failures).toEqual([]);
+}
+
 const recordRow = (h: Harness, id: string): Doc | undefined => view(h.store, 'records', 'WHERE id = ?', [id])[0];
 const cellsOf = (h: Harness, ids: string[]): Doc[] => view(h.store, 'cells', `WHERE record_id IN (${ids.map(() => '?').join(',')})`, ids);
 
@@ -34,15 +45,7 @@ describe.each(['spec', 'observed'] as Dialect[])('the incremental pass keeps wha
     h = undefined;
   });
 
-  const step = async (method: string, path: string, body?: unknown): Promise<void> => {
-    const res = await api(h!.emu, method, path, body);
-    expect(res.status, `${method} ${path}: ${JSON.stringify(res.body)}`).toBeLessThan(300);
-    h!.emu.clock.advance(1000);
-    await h!.emu.idle();
-    const pass = await h!.sync();
-    expect(pass.kind).toBe('incremental');
-    expect(pass.failures).toEqual([]);
-  };
+  const step = (method: string, path: string, body?: unknown) => writeThenSync(h!, method, path, body);
 
   it('keeps the sub-records of a moved parent when its old collection is deleted, through later passes, and restores them', async () => {
     h = await makeHarness(dialect);
@@ -112,13 +115,7 @@ describe('the incremental pass keeps what the deployed service shows (observed d
     h = undefined;
   });
 
-  const step = async (method: string, path: string, body?: unknown): Promise<void> => {
-    const res = await api(h!.emu, method, path, body);
-    expect(res.status, `${method} ${path}`).toBeLessThan(300);
-    h!.emu.clock.advance(1000);
-    await h!.emu.idle();
-    expect((await h!.sync()).failures).toEqual([]);
-  };
+  const step = (method: string, path: string, body?: unknown) => writeThenSync(h!, method, path, body);
 
   it('keeps the live sub-records of a parent archived with PUT {isArchived: true}', async () => {
     h = await makeHarness('observed');

@@ -4,7 +4,7 @@
 import { afterEach, describe, expect, it } from 'vitest';
 import type { Dialect } from '../../src/emulator/types.js';
 import { makeHarness, view, type Harness } from '../helpers/harness.js';
-import { Writer, prng, viewDiff } from '../helpers/random-writes.js';
+import { Writer, prng, syncBoth, viewDiff } from '../helpers/random-writes.js';
 
 describe.each(['spec', 'observed'] as Dialect[])('incremental equals full (%s dialect)', (dialect) => {
   let h: Harness | undefined;
@@ -26,12 +26,7 @@ describe.each(['spec', 'observed'] as Dialect[])('incremental equals full (%s di
         h.emu.clock.advance(1000);
       }
       if (round === 2) await w.deleteModule();
-      await h.emu.idle();
-      const inc = await h.sync();
-      expect(inc.kind).toBe('incremental');
-      expect(inc.failures).toEqual([]);
-      const f = await full.sync({ full: true });
-      expect(f.failures).toEqual([]);
+      await syncBoth(h, full);
       const diff = viewDiff(h.store, full.store);
       expect(diff, `round ${round}; writes:\n${w.applied.slice(-30).join('\n')}`).toEqual([]);
     }
