@@ -44,19 +44,21 @@ export class Cursors {
   }
 
   /** Marks parts read in full as of snapshot S's start. */
+  private markStmt: Database.Statement | undefined;
+  private partsStmt: Database.Statement | undefined;
+
   markVerified(parts: readonly PartRef[], snapshotId: number): void {
-    const stmt = this.db.prepare(
+    const stmt = (this.markStmt ??= this.db.prepare(
       `INSERT INTO verified_parts (workspace_id, kind, part_id, verified_at, snapshot_id)
        VALUES (?, ?, ?, (SELECT started_at FROM snapshot_runs WHERE id = ?), ?)
        ON CONFLICT (workspace_id, kind, part_id) DO UPDATE SET verified_at = excluded.verified_at, snapshot_id = excluded.snapshot_id`,
-    );
+    ));
     for (const p of parts) stmt.run(p.workspaceId, p.kind, p.id, snapshotId, snapshotId);
   }
 
   verifiedParts(workspaceId: string): VerifiedPart[] {
-    const rows = this.db
-      .prepare(
-        `WITH parts AS (
+    this.partsStmt ??= this.db.prepare(
+      `WITH parts AS (
            SELECT id AS workspace_id, 'workspace' AS kind, id AS part_id FROM workspace_versions WHERE id = ? AND valid_to IS NULL
            UNION ALL
            SELECT workspace_id, 'module', id FROM module_versions WHERE workspace_id = ? AND valid_to IS NULL
@@ -67,8 +69,8 @@ export class Cursors {
              (SELECT MIN(started_at) FROM snapshot_runs)) AS verified_at
          FROM parts p LEFT JOIN verified_parts v ON v.workspace_id = p.workspace_id AND v.kind = p.kind AND v.part_id = p.part_id
          ORDER BY verified_at, p.kind DESC, p.part_id`,
-      )
-      .all(workspaceId, workspaceId) as Array<{ workspace_id: string; kind: 'workspace' | 'module'; part_id: string; verified_at: string | null }>;
+    );
+    const rows = this.partsStmt.all(workspaceId, workspaceId) as Array<{ workspace_id: string; kind: 'workspace' | 'module'; part_id: string; verified_at: string | null }>;
     return rows.map((r) => ({ workspaceId: r.workspace_id, kind: r.kind, id: r.part_id, verifiedAt: r.verified_at ?? new Date(0).toISOString() }));
   }
 }

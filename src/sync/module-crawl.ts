@@ -106,6 +106,7 @@ export async function crawlModule(
     liveCollections,
     formerRecords: plan.formerRecords,
     deferUnlisted: plan.deferUnlisted === true,
+    trace: plan.trace ?? null,
     needsDeep: (r) => full || named.has(r.id) || deepForColumns.has(r.id) || recordChanged(r, prevRecords.get(r.id)),
   });
   const listings: Listing[] = [
@@ -119,7 +120,7 @@ export async function crawlModule(
   // Outside every listing: stored live records that vanished, records the new rows name, archived
   // records holding cells of a changed column — and on a full pass every stored archived record.
   const vanished = [...prevRecords.values()].filter((r) => r.parentRecordId === null && (full || !r.isArchived)).map((r) => r.id);
-  await reader.readUnlisted([...vanished, ...named, ...deepForColumns], plan.trace ?? null);
+  await reader.readUnlisted([...vanished, ...named, ...deepForColumns]);
   if (!full && plan.recheckSubRecords) {
     const hasSubs = new Set([...prevRecords.values()].map((r) => r.parentRecordId).filter((id): id is string => id !== null));
     const listedParents = listed.flat().filter((r) => r.subRecordCount > 0 || hasSubs.has(r.id));
@@ -183,9 +184,10 @@ export async function readFeedNamedRecords(
     liveCollections: crawl.liveCollections,
     needsDeep: () => true,
     formerRecords,
+    trace,
     after: crawl.memory,
   });
-  await reader.readUnlisted([...crawl.deferred, ...trace.idsInModule(module.id)], trace);
+  await reader.readUnlisted([...crawl.deferred, ...trace.idsInModule(module.id)]);
   return {
     batch: { upserts: { records: reader.records, cells: reader.cells, amendments: reader.amendments }, listings: reader.listings, gone: reader.gone },
     probes: reader.probes,

@@ -24,6 +24,8 @@ export interface RecordReaderInit {
   liveCollections: ReadonlySet<string>;
   /** Whether a listed record must be read deeply. */
   needsDeep: (r: BoardRecord) => boolean;
+  /** What the feed says of records (renames and moves after the version we hold; unknown ones). */
+  trace?: RecordTrace | null;
   /** Records among ids that this backup stored once and later saw go (never brought back by
    * inference from the feed: a feed row does not say that the record is reachable again). */
   formerRecords?: (ids: string[]) => Set<string>;
@@ -149,7 +151,8 @@ export class RecordReader {
    * by id: an answer means archived (kept, with its cells, thread and sub-records); a 404 means gone.
    * Top-level records come first, so a sub-record is read only once its parent is known reachable.
    */
-  async readUnlisted(ids: Iterable<string>, trace: RecordTrace | null): Promise<void> {
+  async readUnlisted(ids: Iterable<string>): Promise<void> {
+    const trace = this.init.trace ?? null;
     const todo = [...new Set(ids)].filter((id) => !this.seen.has(id));
     const unknown = todo.filter((id) => !this.init.prevRecords.has(id));
     const former = unknown.length && this.init.formerRecords ? this.init.formerRecords(unknown) : new Set<string>();
@@ -165,7 +168,8 @@ export class RecordReader {
 
   private async readById(id: string, given: BoardRecord | null): Promise<void> {
     if (this.seen.has(id)) return;
-    const base = given ?? this.init.prevRecords.get(id);
+    const stored0 = this.init.prevRecords.get(id);
+    const base = given ?? (stored0 && this.init.trace ? this.init.trace.overlay(stored0) : stored0);
     if (!base) return;
     const stored = this.init.prevRecords.has(id);
     if (base.parentRecordId === null) {
