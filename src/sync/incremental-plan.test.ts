@@ -59,4 +59,14 @@ describe('planIncremental', () => {
     expect(plan.accessChanged).toBe(true);
     expect(plan.anyChange).toBe(true);
   });
+
+  it('flags a module that moved past its newest row (a write the feed does not show), not one a row explains', () => {
+    const at = (id: string, action: string, moduleId: string, createdAt: string): Activity => ({ ...row(id, action, moduleId), createdAt });
+    const plan = planIncremental({
+      rows: [at('r1', 'cell_updated', 'a', '2026-01-02T00:00:00.000Z'), at('r2', 'cell_updated', 'b', '2026-01-03T00:00:00.000Z')],
+      modulesBefore: [mod('a', '2026-01-01T00:00:00.000Z'), mod('b', '2026-01-01T00:00:00.000Z'), mod('c', '2026-01-01T00:00:00.000Z')],
+      modulesNow: [mod('a', '2026-01-02T00:00:05.000Z'), mod('b', '2026-01-03T00:00:00.000Z'), mod('c', '2026-01-04T00:00:00.000Z')],
+    });
+    expect([...plan.unexplained].sort()).toEqual(['a', 'c']);
+  });
 });
