@@ -51,7 +51,9 @@ function classify(daemon: Store, full: Store): { history: string[]; noSignal: st
     // an archived row: each side holds what it last saw of it (no route lists it)
     if ((v === 'records' && archived.has(key)) || (v === 'cells' && cellsOfArchived.has(key)) || (v === 'amendments' && notesOfArchived.has(key))) out.history.push(line);
     else if (v === 'activity' && field === 'raw') out.history.push(line);
-    else if (v === 'amendments' || v === 'automations' || (v === 'records' && subs.has(key) && ['is_completed', 'position', 'is_archived', 'updated_at', 'raw'].includes(field ?? ''))) out.noSignal.push(line);
+    // a sub-record's unlogged completion, position or archive flag, hidden from the next pass by a
+    // logged write in the same module (an un-archived one the daemon never held shows up whole)
+    else if (v === 'amendments' || v === 'automations' || (v === 'records' && subs.has(key) && (['is_completed', 'position', 'is_archived', 'updated_at', 'raw'].includes(field ?? '') || what.startsWith('only in the full')))) out.noSignal.push(line);
     else out.other.push(line);
   }
   return out;
@@ -102,12 +104,12 @@ export async function soak(dialect: Dialect, seed: number): Promise<void> {
       rssMb: { first: rss[0], last: rss[rss.length - 1], max: Math.max(...rss), samples: rss.length, series: rss.join(" ") },
     };
     console.log(`soak ${JSON.stringify(figures)}`);
-    if (process.env.SOAK_DEBUG) {
-      for (const line of first.other.filter((l) => l.includes('only in the full'))) {
+    if (first.other.length || process.env.SOAK_DEBUG) {
+      for (const line of first.other.filter((l) => l.includes('only in the'))) {
         const id = line.split(' ')[1].replace(':', '');
-        console.log('DEBUG', line, JSON.stringify(view(full, 'records', 'WHERE id = ?', [id])[0] ?? null)?.slice(0, 400));
-        console.log('DEBUG daemon history', JSON.stringify(daemonView.db.prepare('SELECT valid_from, valid_to, is_archived, collection_id, parent_record_id FROM record_versions WHERE id = ?').all(id)));
-        console.log('DEBUG writes', w.applied.filter((a) => a.includes(id)).join(' | '));
+        console.log('soak difference', line, JSON.stringify(view(full, 'records', 'WHERE id = ?', [id])[0] ?? view(full, 'cells', 'WHERE id = ?', [id])[0] ?? null)?.slice(0, 400));
+        console.log('  daemon history', JSON.stringify(daemonView.db.prepare('SELECT valid_from, valid_to, is_archived, collection_id, parent_record_id FROM record_versions WHERE id = ?').all(id)));
+        console.log('  writes naming it', w.applied.filter((a) => a.includes(id)).join(' | '));
       }
     }
     expect(w.applied.length, 'writes made').toBeGreaterThan(SOAK_SECONDS * 5);
