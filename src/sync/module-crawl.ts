@@ -39,6 +39,9 @@ export interface ModuleCrawlResult {
   probes: number;
   /** Full passes: records outside every listing, read once the whole feed is in. */
   deferred: string[];
+  /** Full passes: the collection listing and its gone-marks, applied after the deferred records are
+   * read (a record moved out of a deleted collection must not be swept along under its old id). */
+  collectionMarks: { listings: Listing[]; gone: GoneMark[] };
 }
 
 function sameColumn(a: Column, b: Column): boolean {
@@ -109,8 +112,8 @@ export async function crawlModule(
     trace: plan.trace ?? null,
     needsDeep: (r) => full || named.has(r.id) || deepForColumns.has(r.id) || recordChanged(r, prevRecords.get(r.id)),
   });
+  const collectionListing: Listing = { kind: 'collection', moduleId: module.id, ids: collections.map((c) => c.id) };
   const listings: Listing[] = [
-    { kind: 'collection', moduleId: module.id, ids: collections.map((c) => c.id) },
     { kind: 'column', moduleId: module.id, scope: 'record', ids: recordColumns.map((c) => c.id) },
     { kind: 'column', moduleId: module.id, scope: 'subrecord', ids: subColumns.map((c) => c.id) },
     { kind: 'moduleAutomation', moduleId: module.id, ids: automations.map((a) => a.id) },
@@ -131,10 +134,12 @@ export async function crawlModule(
   // a record left for later stays current until it is read (see deferUnlisted)
   const deferredIn = (collectionId: string) => reader.deferred.filter((id) => prevRecords.get(id)?.collectionId === collectionId);
   collections.forEach((c, i) => listings.push({ kind: 'record', collectionId: c.id, ids: [...listed[i].map((r) => r.id), ...deferredIn(c.id)] }));
-  const gone: GoneMark[] = [...reader.gone];
-  for (const c of prevState?.collections(module.id) ?? []) {
-    if (!liveCollections.has(c.id)) gone.push({ kind: 'collection', id: c.id, cascade: true });
-  }
+  const collectionGone: GoneMark[] = (prevState?.collections(module.id) ?? [])
+    .filter((c) => !liveCollections.has(c.id))
+    .map((c) => ({ kind: 'collection' as const, id: c.id, cascade: true }));
+  const later = reader.deferred.length > 0;
+  const gone: GoneMark[] = [...reader.gone, ...(later ? [] : collectionGone)];
+  if (!later) listings.unshift(collectionListing);
 
   const refs = await referencesP;
   listings.push(...reader.listings, refs.listing);
@@ -159,6 +164,7 @@ export async function crawlModule(
     liveCollections,
     probes: reader.probes,
     deferred: reader.deferred,
+    collectionMarks: later ? { listings: [collectionListing], gone: collectionGone } : { listings: [], gone: [] },
   };
 }
 
@@ -171,7 +177,7 @@ export async function readFeedNamedRecords(
   client: ServiceClient,
   module: Module,
   prevState: StateReader | null,
-  crawl: Pick<ModuleCrawlResult, 'memory' | 'liveCollections' | 'deferred'>,
+  crawl: Pick<ModuleCrawlResult, 'memory' | 'liveCollections' | 'deferred' | 'collectionMarks'>,
   trace: RecordTrace,
   formerRecords?: (ids: string[]) => Set<string>,
 ): Promise<{ batch: WriteBatch; probes: number }> {
@@ -189,7 +195,11 @@ export async function readFeedNamedRecords(
   });
   await reader.readUnlisted([...crawl.deferred, ...trace.idsInModule(module.id)]);
   return {
-    batch: { upserts: { records: reader.records, cells: reader.cells, amendments: reader.amendments }, listings: reader.listings, gone: reader.gone },
+    batch: {
+      upserts: { records: reader.records, cells: reader.cells, amendments: reader.amendments },
+      listings: [...reader.listings, ...crawl.collectionMarks.listings],
+      gone: [...reader.gone, ...crawl.collectionMarks.gone],
+    },
     probes: reader.probes,
   };
 }

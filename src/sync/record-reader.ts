@@ -172,6 +172,11 @@ export class RecordReader {
     const base = given ?? (stored0 && this.init.trace ? this.init.trace.overlay(stored0) : stored0);
     if (!base) return;
     const stored = this.init.prevRecords.has(id);
+    if (this.init.deferUnlisted && base.parentRecordId === null) {
+      // where it lives now is for the feed to say: the later reader decides
+      this.deferred.push(id);
+      return;
+    }
     if (base.parentRecordId === null) {
       // a top-level record whose collection is gone is unreachable (whatever its own routes answer)
       if (!base.collectionId || !this.init.liveCollections.has(base.collectionId)) {

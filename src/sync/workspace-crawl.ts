@@ -53,7 +53,7 @@ export interface CrawledParts {
   toCrawl: Module[];
   crawled: Set<string>;
   /** Per crawled module, what its crawl saw (kept by full passes for the feed-named read). */
-  seenBy: Map<string, Pick<ModuleCrawlResult, 'memory' | 'liveCollections' | 'deferred'>>;
+  seenBy: Map<string, Pick<ModuleCrawlResult, 'memory' | 'liveCollections' | 'deferred' | 'collectionMarks'>>;
   /** Parts read in full by this pass whose marks go in the workspace's batch (its own lists). */
   verified: PartRef[];
 }
@@ -109,7 +109,7 @@ export async function crawlParts(env: PassEnv, ws: Workspace, prev: StateReader 
   const toCrawl: Module[] = full ? modules : modules.filter((m) => plan.touched.has(m.id) || due?.modules.has(m.id));
   env.onModulesPlanned(toCrawl.length);
   const crawled = new Set<string>();
-  const seenBy = new Map<string, Pick<ModuleCrawlResult, 'memory' | 'liveCollections' | 'deferred'>>();
+  const seenBy = new Map<string, Pick<ModuleCrawlResult, 'memory' | 'liveCollections' | 'deferred' | 'collectionMarks'>>();
   const trace = new RecordTrace();
   trace.add(newRows);
   // A failure that ends the pass stops modules not yet started, and waits for those in flight:
@@ -134,7 +134,7 @@ export async function crawlParts(env: PassEnv, ws: Workspace, prev: StateReader 
           await env.apply(res.batch);
           crawled.add(m.id);
           outcome.recordProbes += res.probes;
-          if (full) seenBy.set(m.id, { memory: res.memory, liveCollections: res.liveCollections, deferred: res.deferred });
+          if (full) seenBy.set(m.id, { memory: res.memory, liveCollections: res.liveCollections, deferred: res.deferred, collectionMarks: res.collectionMarks });
           env.onModuleDone(res.records);
         } catch (e) {
           if (!isModuleLevel(e)) {
@@ -182,7 +182,7 @@ export async function readArchivedFromFeed(env: PassEnv, ws: Workspace, prev: St
           try {
             const res = await readFeedNamedRecords(env.client, m, prev, parts.seenBy.get(m.id)!, trace, (ids) => env.store.formerRecordIds(ids));
             outcome.recordProbes += res.probes;
-            if (res.probes > 0 || res.batch.gone?.length) await env.apply(res.batch);
+            if (res.probes > 0 || res.batch.gone?.length || res.batch.listings?.length) await env.apply(res.batch);
           } catch (e) {
             if (!isModuleLevel(e)) throw e;
             const reason = `${e.message}${e.status ? ` (HTTP ${e.status})` : ''}`;
