@@ -1,16 +1,20 @@
-// The applier: runs a restore plan against the service, phase by phase, recording every created
-// object in the journal the moment its create returns. Re-running it with the same journal skips
-// what is done; a create that may have happened (unknown outcome, or in flight at a crash) is
-// looked up under its new parent before it is sent again, at a moment when no sibling create is
-// in flight (so a lookup cannot claim an object another step is still creating).
+// The applier engine: runs a restore plan against the service, phase by phase, recording every
+// created object in the journal the moment its create returns. Re-running it with the same journal
+// skips what is done; a create that may have happened (unknown outcome, or in flight at a crash) is
+// looked up under its new parent before it is sent again, at a moment when no sibling create is in
+// flight (so a lookup cannot claim an object another step is still creating). What each step sends
+// lives in ./appliers; this file owns the order, the concurrency and the failure rules:
+// - a write the service refuses (4xx other than 401/408/429) is recorded with its reason and the
+//   run goes on; steps that need the object it would have made are recorded too, not sent;
+// - anything else (the service unreachable or failing after the client's retries, the key
+//   rejected, an abort) stops the run, resumably.
 
 import PQueue from 'p-queue';
 import type { ServiceClient } from '../api/port.js';
 import { WbsyncError, isWbsyncError } from '../domain/errors.js';
+import { applierFor, type Created, type StepContext } from './appliers/index.js';
 import type { RunJournal } from './journal.js';
-import { lookUpCreated } from './lookup.js';
-import type { ColumnThen, Phase, RestorePlan, Step } from './plan-steps.js';
-import { resolveCell, resolveRefs } from './remap.js';
+import type { NotRestored, Phase, RestorePlan, Step } from './plan-steps.js';
 
 export interface ApplyEnv {
   client: ServiceClient;
@@ -24,31 +28,71 @@ export interface ApplyEnv {
 }
 
 export interface ApplyResult {
-  newModuleId: string;
+  newModuleId: string | null;
   /** Objects created by this invocation, per kind (resumed runs count only what they made). */
   created: Record<string, number>;
   /** Objects found by a lookup after an unknown outcome instead of being created again. */
   foundByLookup: number;
+  /** Writes the service refused in this run (earlier invocations included), with their reasons. */
+  refused: NotRestored[];
 }
 
 type CreateStep = Extract<Step, { oldId: string }>;
+
+const NOT_REFUSALS = new Set([401, 408, 429]);
+
+/** A 4xx about this one write: the service will refuse it again, and nothing else depends on it. */
+export function isRefusal(e: unknown): e is WbsyncError {
+  return isWbsyncError(e) && e.code !== 'auth' && e.status !== undefined && e.status >= 400 && e.status < 500 && !NOT_REFUSALS.has(e.status);
+}
 
 function isUnknownOutcome(e: unknown): boolean {
   return isWbsyncError(e) && e.details?.['outcomeUnknown'] === true;
 }
 
-/** Fields of `want` whose value differs on `got` (null got = unknown: all of them). */
-function differing<T extends object>(want: T, got: Record<string, unknown> | null): Partial<T> {
-  const out: Record<string, unknown> = {};
-  for (const [k, v] of Object.entries(want)) {
-    if (!got || JSON.stringify(got[k]) !== JSON.stringify(v)) out[k] = v;
-  }
-  return out as Partial<T>;
-}
-
 class DeferredChain extends Error {
   constructor(readonly rest: Step[]) {
     super('deferred');
+  }
+}
+
+/** A step needs an object whose create the service refused. */
+class DependencyRefused extends Error {
+  constructor(readonly oldId: string) {
+    super(`needs ${oldId}, which the service refused to create`);
+  }
+}
+
+/** What a refusal entry says about a step: the entity, its old id and a readable label. */
+function describe(step: Step): Omit<NotRestored, 'reason'> {
+  switch (step.op) {
+    case 'createModule':
+      return { entity: 'module', id: step.oldId, label: step.name };
+    case 'updateModule':
+      return { entity: 'module', id: step.module, label: `settings ${Object.keys(step.body).join(', ')}` };
+    case 'createCollection':
+      return { entity: 'collection', id: step.oldId, label: step.body.name };
+    case 'createColumn':
+      return { entity: 'column', id: step.oldId, label: step.body.value.name };
+    case 'pruneSeededColumns':
+      return { entity: 'column', id: step.module, label: 'sub-record columns the service seeded' };
+    case 'createRecord':
+      return { entity: 'record', id: step.oldId, label: step.name };
+    case 'createSubRecord':
+      return { entity: 'subrecord', id: step.oldId, label: step.name };
+    case 'createCell':
+      return { entity: 'cell', id: step.oldId, label: step.label ?? `${step.record} · ${step.column}`, value: step.value.value };
+    case 'createAmendment':
+      return { entity: 'amendment', id: step.oldId, label: step.message.slice(0, 40) };
+    case 'deleteAmendment':
+      return { entity: 'amendment', id: step.target, label: 'tombstone of a deleted note' };
+    case 'archiveRecord':
+    case 'unarchiveRecord':
+      return { entity: 'record', id: step.target, label: step.op === 'archiveRecord' ? 'archived flag' : 'un-archive' };
+    case 'grantAccess':
+      return { entity: 'grant', id: step.userId, label: `module access for ${step.userId}` };
+    case 'createAutomation':
+      return { entity: 'automation', id: step.oldId, label: step.body.value.name };
   }
 }
 
@@ -60,16 +104,18 @@ export async function applyPlan(plan: RestorePlan, env: ApplyEnv): Promise<Apply
   let done = 0;
   const resolve = (oldId: string): string => {
     const id = journal.newId(oldId);
-    if (id === undefined) throw new WbsyncError('internal', `restore: ${oldId} is needed before it was created`);
-    return id;
+    if (id !== undefined) return id;
+    if (journal.isRefused(oldId)) throw new DependencyRefused(oldId);
+    throw new WbsyncError('internal', `restore: ${oldId} is needed before it was created`);
   };
+  const ctx: StepContext = { client, resolve, isClaimed: (id) => journal.isClaimed(id), call: { signal: env.signal } };
   const tick = (): void => {
     done += 1;
     env.onProgress?.(done, total);
   };
 
   const lookUp = async (step: CreateStep): Promise<boolean> => {
-    const found = await lookUpCreated({ client, resolve, isClaimed: (id) => journal.isClaimed(id) }, step);
+    const found = await applierFor(step).lookUp!(step, ctx);
     if (found === null) return false;
     journal.created(step.kind, step.oldId, found);
     foundByLookup += 1;
@@ -77,12 +123,12 @@ export async function applyPlan(plan: RestorePlan, env: ApplyEnv): Promise<Apply
   };
 
   /** Sends the create; the new object (null when it was found or made by an earlier run). */
-  const create = async (step: CreateStep, allowUnknown: boolean): Promise<Record<string, unknown> | null> => {
+  const create = async (step: CreateStep, allowUnknown: boolean): Promise<Created | null> => {
     if (journal.newId(step.oldId) !== undefined) return null;
     journal.intend(step.kind, step.oldId);
-    let obj: { id: string } & Record<string, unknown>;
+    let obj: Created;
     try {
-      obj = (await send(step)) as unknown as { id: string } & Record<string, unknown>;
+      obj = await applierFor(step).create!(step, ctx);
     } catch (e) {
       if (isUnknownOutcome(e) && allowUnknown) throw new DeferredChain([]);
       throw e;
@@ -92,105 +138,30 @@ export async function applyPlan(plan: RestorePlan, env: ApplyEnv): Promise<Apply
     return obj;
   };
 
-  const send = (step: CreateStep): Promise<unknown> => {
-    const o = { signal: env.signal };
-    switch (step.op) {
-      case 'createModule':
-        return client.createModule(step.workspaceId, { name: step.name, ...(step.description ? { description: step.description } : {}), tags: step.tags }, o);
-      case 'createCollection':
-        return client.createCollection(resolve(step.module), step.body, o);
-      case 'createColumn':
-        return client.createColumn(resolve(step.module), resolveRefs(step.body, resolve), o);
-      case 'createRecord':
-        return client.createRecord(resolve(step.collection), { name: step.name }, o);
-      case 'createSubRecord':
-        return client.createSubRecord(resolve(step.parent), { name: step.name }, o);
-      case 'createCell':
-        return client.createValue(
-          {
-            record: resolve(step.record),
-            column: resolve(step.column),
-            collectionName: resolve(step.collection),
-            module: resolve(step.module),
-            workspace: step.workspaceId,
-            value: resolveCell(step.value, resolve),
-          },
-          o,
-        );
-      case 'createAmendment':
-        return client.createAmendment(resolve(step.record), { message: step.message, ...(step.parent ? { parentComment: resolve(step.parent) } : {}) }, o);
-      case 'createAutomation':
-        return client.createModuleAutomation(resolve(step.module), resolveRefs(step.body, resolve), o);
-    }
-  };
-
-  /** Everything after the create (follow-up PUTs) and the non-create steps. */
-  const finish = async (step: Step, obj: Record<string, unknown> | null): Promise<void> => {
-    const o = { signal: env.signal };
-    switch (step.op) {
-      case 'createModule':
-        journal.setNewModule(resolve(step.oldId));
-        return;
-      case 'updateModule':
-        await client.updateModule(resolve(step.module), step.body, o);
-        return;
-      case 'createCollection': {
-        const body = differing(step.then, obj);
-        if (Object.keys(body).length) await client.updateCollection(resolve(step.oldId), body, o);
-        return;
-      }
-      case 'createColumn': {
-        const body: ColumnThen = differing(step.then, obj);
-        if (Object.keys(body).length) await client.updateColumn(resolve(step.oldId), body, o);
-        return;
-      }
-      case 'createRecord':
-      case 'createSubRecord': {
-        const body = differing(step.then, obj);
-        if (Object.keys(body).length) await client.updateRecord(resolve(step.oldId), body, o);
-        return;
-      }
-      case 'createAmendment':
-        if (step.editTo !== undefined && obj?.['message'] !== step.editTo) await client.updateAmendment(resolve(step.oldId), { message: step.editTo }, o);
-        return;
-      case 'pruneSeededColumns': {
-        // Only columns no step of this run created: the ones the service seeded by itself.
-        const cols = await client.listColumns(resolve(step.module), 'subrecord', o);
-        for (const c of cols) if (!journal.isClaimed(c.id)) await client.deleteColumn(c.id, o);
-        return;
-      }
-      case 'deleteAmendment':
-        try {
-          await client.deleteAmendment(resolve(step.target), o);
-        } catch (e) {
-          if (!(isWbsyncError(e) && e.code === 'not_found')) throw e; // deleted by a run that crashed before noting it
-        }
-        return;
-      case 'archiveRecord':
-        await client.updateRecord(resolve(step.target), { isArchived: true }, o);
-        return;
-      case 'unarchiveRecord':
-        await client.updateRecord(resolve(step.target), { isArchived: false }, o);
-        return;
-      case 'grantAccess': {
-        const moduleId = resolve(step.module);
-        const rows = await client.getModuleAccess(step.workspaceId, step.userId, o);
-        const granted = rows.filter((r) => r.granted).map((r) => r.moduleId);
-        if (!granted.includes(moduleId)) await client.putModuleAccess(step.workspaceId, step.userId, [...granted, moduleId], o);
-        return;
-      }
-      case 'createCell':
-      case 'createAutomation':
-        return;
-    }
+  const refuse = (step: Step, e: WbsyncError | DependencyRefused): void => {
+    // A refused module means there is nothing to restore into: that stops the run.
+    if (step.op === 'createModule') throw e;
+    const made = 'oldId' in step && journal.newId(step.oldId) !== undefined;
+    const reason =
+      e instanceof DependencyRefused
+        ? `not sent: it needs ${e.oldId}, which the service refused`
+        : `${made ? 'created, but a follow-up write was refused' : 'the service refused it'}: ${e.message}`;
+    const entry: NotRestored = { ...describe(step), reason, ...(e instanceof WbsyncError && e.status !== undefined ? { status: e.status } : {}) };
+    journal.refused(step.key, 'oldId' in step && !made ? step.oldId : null, entry);
   };
 
   const runStep = async (step: Step, allowUnknown: boolean): Promise<void> => {
     if (env.signal?.aborted) throw new WbsyncError('internal', 'restore interrupted', { details: { interrupted: true } });
     if (journal.isDone(step.key)) return tick();
-    const obj = 'oldId' in step ? await create(step, allowUnknown) : null;
-    await finish(step, obj);
-    journal.stepDone(step.key);
+    try {
+      const obj = 'oldId' in step ? await create(step, allowUnknown) : null;
+      if (step.op === 'createModule') journal.setNewModule(resolve(step.oldId));
+      await applierFor(step).finish?.(step, obj, ctx);
+      journal.stepDone(step.key);
+    } catch (e) {
+      if (e instanceof DependencyRefused || isRefusal(e)) refuse(step, e);
+      else throw e;
+    }
     tick();
   };
 
@@ -208,7 +179,7 @@ export async function applyPlan(plan: RestorePlan, env: ApplyEnv): Promise<Apply
   const runPhase = async (phase: Phase): Promise<void> => {
     // 1. Creates that may have happened before a crash: look them up while nothing is in flight.
     for (const step of phase.steps) {
-      if ('oldId' in step && journal.isPending(step.oldId) && journal.newId(step.oldId) === undefined) await lookUp(step);
+      if ('oldId' in step && journal.isPending(step.oldId) && journal.newId(step.oldId) === undefined) await lookUpOrRefuse(step);
     }
     // 2. Chains concurrently; a chain that met an unknown outcome is set aside.
     const chains = new Map<string, Step[]>();
@@ -235,9 +206,18 @@ export async function applyPlan(plan: RestorePlan, env: ApplyEnv): Promise<Apply
     // 3. Set-aside chains one at a time: look up first, create only if absent.
     for (const chain of deferred) {
       const [first, ...rest] = chain;
-      if ('oldId' in first && journal.newId(first.oldId) === undefined) await lookUp(first);
+      if ('oldId' in first && journal.newId(first.oldId) === undefined) await lookUpOrRefuse(first);
       await runStep(first, false);
       for (const s of rest) await runStep(s, false);
+    }
+  };
+
+  /** A lookup whose parent the service refused to create finds nothing: the step itself says so. */
+  const lookUpOrRefuse = async (step: CreateStep): Promise<void> => {
+    try {
+      await lookUp(step);
+    } catch (e) {
+      if (!(e instanceof DependencyRefused)) throw e;
     }
   };
 
@@ -245,7 +225,5 @@ export async function applyPlan(plan: RestorePlan, env: ApplyEnv): Promise<Apply
     if (env.beforePhase && phase.steps.some((s) => !journal.isDone(s.key))) await env.beforePhase(phase);
     await runPhase(phase);
   }
-  const newModuleId = journal.newId(plan.moduleId);
-  if (!newModuleId) throw new WbsyncError('internal', 'restore finished without a module id');
-  return { newModuleId, created, foundByLookup };
+  return { newModuleId: journal.newId(plan.moduleId) ?? null, created, foundByLookup, refused: journal.refusals() };
 }

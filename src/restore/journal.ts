@@ -3,7 +3,7 @@
 // and the recipes a run paused. It is what makes a restore resumable without duplicates.
 
 import type Database from 'better-sqlite3';
-import type { CreateKind } from './plan-steps.js';
+import type { CreateKind, NotRestored } from './plan-steps.js';
 
 export type RunStatus = 'running' | 'complete' | 'failed';
 
@@ -90,6 +90,8 @@ export class RunJournal {
   private readonly pending = new Set<string>();
   private readonly done = new Set<string>();
   private readonly newIds = new Set<string>();
+  /** Old ids whose create the service refused: steps needing them are not sent. */
+  private readonly refusedIds = new Set<string>();
   private readonly stmts;
 
   constructor(
@@ -114,6 +116,10 @@ export class RunJournal {
       }
     }
     for (const r of db.prepare('SELECT step_key FROM restore_steps WHERE run_id = ?').all(run.id) as { step_key: string }[]) this.done.add(r.step_key);
+    for (const r of db.prepare('SELECT step_key, old_id FROM restore_refusals WHERE run_id = ?').all(run.id) as { step_key: string; old_id: string | null }[]) {
+      this.done.add(r.step_key);
+      if (r.old_id !== null) this.refusedIds.add(r.old_id);
+    }
   }
 
   newId(oldId: string): string | undefined {
@@ -132,6 +138,30 @@ export class RunJournal {
   }
   idMap(): ReadonlyMap<string, string> {
     return this.map;
+  }
+  /** The service refused creating this old object (in this run or an earlier invocation of it). */
+  isRefused(oldId: string): boolean {
+    return this.refusedIds.has(oldId);
+  }
+
+  /** A write the service refused: recorded with its reason and settled (a resume does not resend it). */
+  refused(stepKey: string, oldId: string | null, entry: NotRestored): void {
+    this.db
+      .prepare(
+        `INSERT OR IGNORE INTO restore_refusals (run_id, step_key, old_id, entity, entity_id, label, reason, status, value, refused_at)
+         VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?)`,
+      )
+      .run(this.run.id, stepKey, oldId, entry.entity, entry.id, entry.label, entry.reason, entry.status ?? null, entry.value ?? null, this.now());
+    this.done.add(stepKey);
+    if (oldId !== null && !this.map.has(oldId)) this.refusedIds.add(oldId);
+  }
+
+  /** Every refusal of the run, oldest first. */
+  refusals(): NotRestored[] {
+    const rows = this.db
+      .prepare('SELECT entity, entity_id, label, reason, status, value FROM restore_refusals WHERE run_id = ? ORDER BY rowid')
+      .all(this.run.id) as { entity: string; entity_id: string; label: string; reason: string; status: number | null; value: string | null }[];
+    return rows.map((r) => ({ entity: r.entity, id: r.entity_id, label: r.label, reason: r.reason, ...(r.status !== null ? { status: r.status } : {}), ...(r.value !== null ? { value: r.value } : {}) }));
   }
 
   /** Written before the request leaves: after a crash this row says "look it up first". */
@@ -177,9 +207,12 @@ export class RunJournal {
   pausedAutomations(): { id: string; state: 'paused' | 'reactivated' }[] {
     return (this.db.prepare('SELECT automation_id AS id, state FROM restore_paused WHERE run_id = ?').all(this.run.id) as { id: string; state: 'paused' | 'reactivated' }[]);
   }
-  /** Written BEFORE the PUT that pauses it, so a crash in between still re-activates it. */
+  /** Written BEFORE the PUT that pauses it, so a crash in between still re-activates it. A recipe
+   * an earlier invocation of the run paused and re-activated is paused again: noted as paused. */
   markPaused(automationId: string): void {
-    this.db.prepare("INSERT OR IGNORE INTO restore_paused (run_id, automation_id, state) VALUES (?, ?, 'paused')").run(this.run.id, automationId);
+    this.db
+      .prepare("INSERT INTO restore_paused (run_id, automation_id, state) VALUES (?, ?, 'paused') ON CONFLICT (run_id, automation_id) DO UPDATE SET state = 'paused'")
+      .run(this.run.id, automationId);
   }
   markReactivated(automationId: string): void {
     this.db.prepare("UPDATE restore_paused SET state = 'reactivated' WHERE run_id = ? AND automation_id = ?").run(this.run.id, automationId);

@@ -6,6 +6,7 @@ import { cellData } from './diff.js';
 import { threadOrder } from './diff-match.js';
 import type { NotRestored, Phase, Step } from './plan-steps.js';
 import { remappableCell } from './remap.js';
+import { serviceOrder, tieChains } from './sibling-order.js';
 
 export interface ContentInput {
   /** Records and sub-records to create (sub-records of records not created are reported). */
@@ -16,6 +17,8 @@ export interface ContentInput {
   columns: Column[];
   /** The collection (an id the journal maps) a top-level record goes to; null: not restorable. */
   collectionOf: (r: BoardRecord) => string | null;
+  /** Whether a collection id can be named in a write (restored by this plan, or live). */
+  collectionExists: (collectionId: string) => boolean;
   moduleId: string;
   workspaceId: string;
   internal: ReadonlySet<string>;
@@ -38,10 +41,6 @@ function withAttribution(message: string, line: string): string {
   return message ? `${message}\n\n${line}` : line;
 }
 
-function byPosition<T extends { position: number | null }>(list: T[]): T[] {
-  return [...list].sort((a, b) => (a.position ?? Infinity) - (b.position ?? Infinity));
-}
-
 export function planContent(input: ContentInput): { phases: Phase[]; counts: Record<string, number>; notRestored: NotRestored[] } {
   const { internal, ext, foreignModules, moduleName } = input;
   const mod = { id: input.moduleId };
@@ -61,13 +60,15 @@ export function planContent(input: ContentInput): { phases: Phase[]; counts: Rec
   const tree = { records: input.records, cells: input.cells, amendments: input.amendments, columns: input.columns };
   const targetWs = input.workspaceId;
 
-  const tops = byPosition(tree.records.filter((r) => r.parentRecordId === null));
+  const tops = serviceOrder(tree.records.filter((r) => r.parentRecordId === null));
   const restored = new Set<string>();
   const recordThen = (r: BoardRecord): { position?: number; isCompleted?: boolean } => ({
     ...(r.position !== null ? { position: r.position } : {}),
     ...(r.isCompleted ? { isCompleted: true } : {}),
   });
   // Records of a collection are created concurrently; each one's position is then fixed with a PUT.
+  // Records sharing a position in a collection are created one after another, oldest first.
+  const recordTies = tieChains(tops, (r) => input.collectionOf(r) ?? '', 'records');
   phase(
     'records',
     tops.flatMap((r) => {
@@ -78,10 +79,23 @@ export function planContent(input: ContentInput): { phases: Phase[]; counts: Rec
       }
       restored.add(r.id);
       count('records');
-      return [{ op: 'createRecord', kind: 'record', key: `record:${r.id}`, oldId: r.id, collection, name: r.name, then: recordThen(r) } satisfies Step];
+      const chain = recordTies.get(r.id);
+      return [{ op: 'createRecord', kind: 'record', key: `record:${r.id}`, oldId: r.id, ...(chain ? { chain } : {}), collection, name: r.name, then: recordThen(r) } satisfies Step];
     }),
   );
-  const subs = byPosition(tree.records.filter((r) => r.parentRecordId !== null));
+  const subs = serviceOrder(tree.records.filter((r) => r.parentRecordId !== null));
+  const subTies = tieChains(subs, (r) => r.parentRecordId!, 'sub-records');
+  const recordsById = new Map(tree.records.map((r) => [r.id, r]));
+  // Where a sub-record sits: the service creates it in its parent's collection; moving the parent
+  // later left it where it was, so it is put back there unless that collection is gone.
+  const placeOf = (r: BoardRecord): string | null => {
+    const parent = recordsById.get(r.parentRecordId!);
+    if (!r.collectionId || !parent || r.collectionId === parent.collectionId) return null;
+    if (input.collectionExists(r.collectionId)) return r.collectionId;
+    notRestored.push({ entity: 'subrecord', id: r.id, label: r.name, reason: `its collection ${r.collectionId} (not its parent's) is gone: it is placed in its parent's collection` });
+    return null;
+  };
+  const placed = new Map<string, string>();
   phase(
     'sub-records',
     subs.flatMap((r) => {
@@ -91,12 +105,26 @@ export function planContent(input: ContentInput): { phases: Phase[]; counts: Rec
       }
       restored.add(r.id);
       count('subRecords');
-      return [{ op: 'createSubRecord', kind: 'subrecord', key: `subrecord:${r.id}`, oldId: r.id, parent: r.parentRecordId!, name: r.name, then: recordThen(r) } satisfies Step];
+      const chain = subTies.get(r.id);
+      const placeIn = placeOf(r);
+      if (placeIn) placed.set(r.id, placeIn);
+      return [
+        {
+          op: 'createSubRecord',
+          kind: 'subrecord',
+          key: `subrecord:${r.id}`,
+          oldId: r.id,
+          ...(chain ? { chain } : {}),
+          parent: r.parentRecordId!,
+          name: r.name,
+          then: recordThen(r),
+          ...(placeIn ? { placeIn } : {}),
+        } satisfies Step,
+      ];
     }),
   );
   if (input.pruneSeeded && subs.some((r) => restored.has(r.id))) phase('seeded columns', [{ op: 'pruneSeededColumns', key: `prune:${mod.id}`, module: mod.id }]);
 
-  const recordsById = new Map(tree.records.map((r) => [r.id, r]));
   const columnsById = new Map(tree.columns.map((c) => [c.id, c]));
   phase(
     'cells',
@@ -111,7 +139,7 @@ export function planContent(input: ContentInput): { phases: Phase[]; counts: Rec
       }
       if (c.value === null) return [];
       const top = rec.parentRecordId ? recordsById.get(rec.parentRecordId) : rec;
-      const collection = top ? input.collectionOf(top) : null;
+      const collection = placed.get(rec.id) ?? (top ? input.collectionOf(top) : null);
       if (!collection) return [];
       const value = remappableCell(col.type === 'relation' ? extCell(c.value) : c.value, internal);
       if (col.type === 'relation') {
@@ -120,7 +148,7 @@ export function planContent(input: ContentInput): { phases: Phase[]; counts: Rec
         }
       }
       count('cells');
-      return [{ op: 'createCell', kind: 'cell', key: `cell:${c.id}`, oldId: c.id, record: rec.id, column: col.id, collection, module: mod.id, workspaceId: targetWs, value } satisfies Step];
+      return [{ op: 'createCell', kind: 'cell', key: `cell:${c.id}`, oldId: c.id, record: rec.id, column: col.id, collection, module: mod.id, workspaceId: targetWs, value, label } satisfies Step];
     }),
   );
 

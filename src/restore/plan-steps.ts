@@ -33,10 +33,28 @@ export type Step =
     })
   | (CreateBase & { op: 'createColumn'; module: string; body: Remappable<CreateColumnInput>; then: ColumnThen })
   | (CreateBase & { op: 'createRecord'; collection: string; name: string; then: { position?: number; isCompleted?: boolean } })
-  | (CreateBase & { op: 'createSubRecord'; parent: string; name: string; then: { position?: number; isCompleted?: boolean } })
+  | (CreateBase & {
+      op: 'createSubRecord';
+      parent: string;
+      name: string;
+      then: { position?: number; isCompleted?: boolean };
+      /** The collection it carried when that was not its parent's (moving a parent leaves its
+       * sub-records' collectionName behind): set with a PUT after the create. */
+      placeIn?: string;
+    })
   /** Deletes sub-record columns the service seeded with the first sub-record (none in the snapshot). */
   | (Base & { op: 'pruneSeededColumns'; module: string })
-  | (CreateBase & { op: 'createCell'; record: string; column: string; collection: string; module: string; workspaceId: string; value: Remappable<string> })
+  | (CreateBase & {
+      op: 'createCell';
+      record: string;
+      column: string;
+      collection: string;
+      module: string;
+      workspaceId: string;
+      value: Remappable<string>;
+      /** "record · column", for the result when the service refuses the value. */
+      label?: string;
+    })
   | (CreateBase & {
       op: 'createAmendment';
       record: string;
@@ -70,6 +88,10 @@ export interface NotRestored {
   id: string;
   label: string;
   reason: string;
+  /** The value the service refused (a cell's encoded value), when there is one. */
+  value?: string;
+  /** Set when the service refused the write during the run (HTTP status), not known beforehand. */
+  status?: number;
 }
 
 export interface RestorePlan {
@@ -93,8 +115,9 @@ export function stepWrites(s: Step): number {
     case 'createCollection':
     case 'createColumn':
     case 'createRecord':
-    case 'createSubRecord':
       return Object.keys(s.then).length ? 2 : 1;
+    case 'createSubRecord':
+      return 1 + (Object.keys(s.then).length ? 1 : 0) + (s.placeIn ? 1 : 0);
     case 'createAmendment':
       return s.editTo === undefined ? 1 : 2;
     case 'pruneSeededColumns':

@@ -8,6 +8,7 @@ import { translateIds } from './diff.js';
 import { planContent } from './plan-content.js';
 import type { ColumnThen, NotRestored, Phase, RestorePlan, Step } from './plan-steps.js';
 import { remappable, targetModules } from './remap.js';
+import { createdAtOf, creationOrder, serviceOrder, tieChains } from './sibling-order.js';
 import type { ModuleTree } from './tree.js';
 
 export interface PlanInput {
@@ -44,10 +45,6 @@ function columnTiers(columns: Column[], internal: ReadonlySet<string>): { tiers:
   return { tiers, cyclic: [] };
 }
 
-function byPosition<T extends { position: number | null }>(list: T[]): T[] {
-  return [...list].sort((a, b) => (a.position ?? Infinity) - (b.position ?? Infinity));
-}
-
 export function planRestore(input: PlanInput): RestorePlan {
   const { tree } = input;
   const mod = tree.module;
@@ -76,9 +73,14 @@ export function planRestore(input: PlanInput): RestorePlan {
   if (mod.visibility) look.visibility = mod.visibility;
   phase('module settings', Object.keys(look).length ? [{ op: 'updateModule', key: `module-settings:${mod.id}`, module: mod.id, body: look }] : []);
 
+  // Siblings sharing a position are created one after another, oldest first: the service lists
+  // ties by creation time. Everything else is created concurrently.
+  const known = <T extends { id: string; raw: Record<string, unknown> }>(x: T): T & { createdAt: string | null } => ({ ...x, createdAt: createdAtOf(x) ?? tree.creationTimes?.get(x.id) ?? null });
+  const collections = serviceOrder(tree.collections.map(known));
+  const collectionTies = tieChains(collections, () => mod.id, 'collections');
   phase(
     'collections',
-    byPosition(tree.collections).map((c) => {
+    collections.map((c) => {
       count('collections');
       const body: { name: string; color?: string; position?: number } = { name: c.name };
       if (c.color) body.color = c.color;
@@ -86,13 +88,16 @@ export function planRestore(input: PlanInput): RestorePlan {
       const then: { position?: number; isCollapsed?: boolean } = {};
       if (c.position !== null) then.position = c.position;
       if (c.isCollapsed) then.isCollapsed = true;
-      return { op: 'createCollection', kind: 'collection', key: `collection:${c.id}`, oldId: c.id, module: mod.id, body, then } satisfies Step;
+      const chain = collectionTies.get(c.id);
+      return { op: 'createCollection', kind: 'collection', key: `collection:${c.id}`, oldId: c.id, ...(chain ? { chain } : {}), module: mod.id, body, then } satisfies Step;
     }),
   );
 
   // Every column of both scopes before any sub-record: the first sub-record seeds three columns
   // unless a sub-record column exists already.
-  const { tiers, cyclic } = columnTiers(byPosition(tree.columns), internal);
+  const columns = serviceOrder(tree.columns.map(known));
+  const columnTies = tieChains(columns, (c) => c.scope, 'columns');
+  const { tiers, cyclic } = columnTiers(columns, internal);
   for (const c of cyclic) notRestored.push({ entity: 'column', id: c.id, label: c.name, reason: 'its settings name columns that name it back (a cycle); restore refused for this column' });
   tiers.forEach((tier, i) =>
     phase(
@@ -110,18 +115,21 @@ export function planRestore(input: PlanInput): RestorePlan {
         if (c.statusOptions && c.type === 'status') then.statusOptions = c.statusOptions;
         if (c.isRequired) then.isRequired = true;
         if (c.isHidden) then.isHidden = true;
-        return { op: 'createColumn', kind: 'column', key: `column:${c.id}`, oldId: c.id, module: mod.id, body: remappable(body, internal), then } satisfies Step;
+        const chain = columnTies.get(c.id);
+        return { op: 'createColumn', kind: 'column', key: `column:${c.id}`, oldId: c.id, ...(chain ? { chain } : {}), module: mod.id, body: remappable(body, internal), then } satisfies Step;
       }),
     ),
   );
   const skippedColumns = new Set(cyclic.map((c) => c.id));
 
+  const collectionIds = new Set(tree.collections.map((c) => c.id));
   const content = planContent({
     records: tree.records,
     cells: tree.cells,
     amendments: tree.amendments,
     columns: tree.columns.filter((c) => !skippedColumns.has(c.id)),
-    collectionOf: (r) => (r.collectionId && tree.collections.some((c) => c.id === r.collectionId) ? r.collectionId : null),
+    collectionOf: (r) => (r.collectionId && collectionIds.has(r.collectionId) ? r.collectionId : null),
+    collectionExists: (id) => collectionIds.has(id),
     moduleId: mod.id,
     workspaceId: input.targetWorkspaceId,
     internal,
@@ -148,15 +156,16 @@ export function planRestore(input: PlanInput): RestorePlan {
     }),
   );
 
+  // The service lists a module's automations by creation time: one chain, oldest first.
   phase(
     'automations',
-    tree.automations.map((a) => {
+    creationOrder(tree.automations).map((a) => {
       count('automations');
       for (const m of foreignModules(ext(a.actions))) {
         notRestored.push({ entity: 'automation', id: a.id, label: a.name, reason: `an action names module ${moduleName(m)} (${m}), which is not live: kept as is` });
       }
       const body = ext({ name: a.name, trigger: a.trigger, conditions: a.conditions, match: a.match, actions: a.actions, isActive: a.isActive });
-      return { op: 'createAutomation', kind: 'automation', key: `automation:${a.id}`, oldId: a.id, module: mod.id, body: remappable(body, internal) } satisfies Step;
+      return { op: 'createAutomation', kind: 'automation', key: `automation:${a.id}`, oldId: a.id, chain: `automations:${mod.id}`, module: mod.id, body: remappable(body, internal) } satisfies Step;
     }),
   );
 

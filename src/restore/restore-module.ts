@@ -64,7 +64,11 @@ export interface RestoreModuleResult {
   /** Objects this invocation created (less than counts when resuming). */
   created: Record<string, number>;
   foundByLookup: number;
+  /** What the plan could not restore, then the writes the service refused (those carry `status`
+   * or say which refused object they needed). */
   notRestored: NotRestored[];
+  /** Writes the service refused in this run (the CLI exits 5 when there are any). */
+  refused: number;
   pausedAutomations: string[];
   plan?: PlanSummary;
   requests: number;
@@ -146,7 +150,7 @@ export async function restoreModule(deps: RestoreDeps, opts: RestoreModuleOption
     throw refuse(`module ${opts.moduleId} (${tree.module.name}) still exists`, 'give --as-copy to restore it as a new copy beside it');
   }
   if (previous?.status === 'complete' && previous.newModuleId && liveTarget.some((m) => m.id === previous.newModuleId)) {
-    const summary = previous.summary as { counts?: Record<string, number>; notRestored?: NotRestored[] };
+    const summary = previous.summary as { counts?: Record<string, number>; notRestored?: NotRestored[]; refused?: number };
     return {
       ...base,
       moduleId: previous.newModuleId,
@@ -157,6 +161,7 @@ export async function restoreModule(deps: RestoreDeps, opts: RestoreModuleOption
       created: {},
       foundByLookup: 0,
       notRestored: summary.notRestored ?? [],
+      refused: summary.refused ?? 0,
       pausedAutomations: [],
       requests: client.stats().requests - stats0,
       durationMs: Date.now() - started,
@@ -184,6 +189,7 @@ export async function restoreModule(deps: RestoreDeps, opts: RestoreModuleOption
       created: {},
       foundByLookup: 0,
       notRestored: plan.notRestored,
+      refused: 0,
       pausedAutomations: [],
       plan: summarisePlan(plan),
       requests: client.stats().requests - stats0,
@@ -199,6 +205,8 @@ export async function restoreModule(deps: RestoreDeps, opts: RestoreModuleOption
   if (resumed) journal.reopen();
   const settle = (): Promise<void> => new Promise((r) => setTimeout(r, opts.settleMs ?? 250));
 
+  // Every outcome — complete, refused writes, a failure, an abort — ends with the recipes this run
+  // paused switched on again; a kill -9 leaves them to the resumed run, which the journal tells.
   let paused: string[] = [];
   try {
     if (opts.pauseAutomations) paused = await pauseRecipes(client, journal, target);
@@ -212,6 +220,8 @@ export async function restoreModule(deps: RestoreDeps, opts: RestoreModuleOption
         if (p.name === 'automations') await settle();
       },
     });
+    if (!res.newModuleId) throw new WbsyncError('internal', 'restore finished without a module id');
+    const notRestored = [...plan.notRestored, ...res.refused];
     const result: RestoreModuleResult = {
       ...base,
       moduleId: res.newModuleId,
@@ -221,7 +231,8 @@ export async function restoreModule(deps: RestoreDeps, opts: RestoreModuleOption
       counts: plan.counts,
       created: res.created,
       foundByLookup: res.foundByLookup,
-      notRestored: plan.notRestored,
+      notRestored,
+      refused: res.refused.length,
       pausedAutomations: paused,
       requests: 0,
       durationMs: 0,
@@ -230,12 +241,13 @@ export async function restoreModule(deps: RestoreDeps, opts: RestoreModuleOption
     await reactivateRecipes(client, journal);
     result.requests = client.stats().requests - stats0;
     result.durationMs = Date.now() - started;
-    journal.finish('complete', { counts: result.counts, created: result.created, notRestored: result.notRestored, requests: result.requests });
+    journal.finish('complete', { counts: result.counts, created: result.created, notRestored, refused: result.refused, requests: result.requests });
+    if (result.refused) deps.logger?.warn({ moduleId: res.newModuleId, refused: result.refused }, 'module restored; the service refused some writes');
     deps.logger?.info({ moduleId: res.newModuleId, from: opts.moduleId, snapshot, requests: result.requests }, 'module restored');
     return result;
   } catch (e) {
     // A failed run leaves no recipe paused; the journal still lets a resume pause them again.
-    await reactivateRecipes(client, journal).catch((inner: unknown) => deps.logger?.warn({ err: String(inner) }, 'could not re-activate paused recipes'));
+    await reactivateRecipes(client, journal).catch((inner: unknown) => deps.logger?.warn({ err: String(inner) }, 'could not re-activate paused recipes: the next run of this command will'));
     journal.finish('failed', { error: e instanceof Error ? e.message : String(e) });
     throw e;
   }

@@ -37,6 +37,8 @@ export interface RestoreRecordsResult {
   records: RecordOutcome[];
   counts: Record<string, number>;
   notRestored: NotRestored[];
+  /** Writes the service refused (listed in notRestored; the CLI exits 5). */
+  refused: number;
   dryRun: boolean;
   runId: number | null;
   plan?: PlanSummary;
@@ -115,6 +117,7 @@ export async function restoreRecords(deps: { client: ServiceClient; store: Store
       amendments: state.amendments(moduleId).filter((a) => recordIds.has(a.recordId)),
       columns: liveColumns,
       collectionOf: () => opts.collectionId ?? rec.collectionId,
+      collectionExists: (id) => liveCollections.has(id),
       moduleId,
       workspaceId,
       internal: recordIds,
@@ -130,7 +133,7 @@ export async function restoreRecords(deps: { client: ServiceClient; store: Store
   }
   const plan: RestorePlan = { moduleId, moduleName: moduleId, targetWorkspaceId: workspaceId, phases, counts, notRestored };
   const base = { counts, notRestored, dryRun: opts.dryRun === true };
-  if (opts.dryRun) return { ...base, records: outcomes, runId: null, plan: summarisePlan(plan), requests: client.stats().requests - stats0 };
+  if (opts.dryRun) return { ...base, refused: 0, records: outcomes, runId: null, plan: summarisePlan(plan), requests: client.stats().requests - stats0 };
 
   const runKey = JSON.stringify(['records', snapshot, [...ids].sort(), opts.collectionId ?? null]);
   const previous = latestRun(store.db, runKey);
@@ -143,14 +146,16 @@ export async function restoreRecords(deps: { client: ServiceClient; store: Store
   for (const c of liveCollections) if (journal.newId(c) === undefined) journal.same('collection', c);
   for (const c of liveColumns) if (journal.newId(c.id) === undefined) journal.same('column', c.id);
   for (const id of unarchive) if (journal.newId(id) === undefined) journal.same('record', id);
+  let refused: NotRestored[];
   try {
-    await applyPlan(plan, { client, journal, parallel: opts.parallel });
+    refused = (await applyPlan(plan, { client, journal, parallel: opts.parallel })).refused;
   } catch (e) {
     journal.finish('failed', { error: e instanceof Error ? e.message : String(e) });
     throw e;
   }
   for (const o of outcomes) if (o.action === 'recreated') o.newId = journal.newId(o.id) ?? null;
   const requests = client.stats().requests - stats0;
-  journal.finish('complete', { counts, notRestored, records: outcomes, requests });
-  return { ...base, records: outcomes, runId: run.id, requests };
+  const all = [...notRestored, ...refused];
+  journal.finish('complete', { counts, notRestored: all, refused: refused.length, records: outcomes, requests });
+  return { ...base, notRestored: all, refused: refused.length, records: outcomes, runId: run.id, requests };
 }

@@ -21,6 +21,9 @@ export interface ModuleTree {
   automations: Automation[];
   /** User ids holding an explicit grant on the module; null when the reader may not see grants. */
   grants: string[] | null;
+  /** Creation times of collections and columns the activity feed saw created (their objects may
+   * carry none): restore orders siblings tied in position by them. */
+  creationTimes?: ReadonlyMap<string, string>;
 }
 
 export function treeFromState(state: StateReader, moduleId: string): ModuleTree | null {
@@ -40,6 +43,7 @@ export function treeFromState(state: StateReader, moduleId: string): ModuleTree 
     amendments: state.amendments(moduleId),
     automations: state.moduleAutomations(moduleId),
     grants,
+    creationTimes: state.creationTimes(module.workspaceId, moduleId),
   };
 }
 

@@ -145,6 +145,9 @@ export interface StateReader {
   workspaceAutomations(workspaceId: string): Automation[];
   moduleAccess(workspaceId: string): ModuleAccess[];
   activity(workspaceId: string): Activity[];
+  /** When the activity feed saw each collection and column of a module created (the published
+   * interface gives neither a createdAt; restore needs it to order siblings tied in position). */
+  creationTimes(workspaceId: string, moduleId: string): Map<string, string>;
   /** Per module of the workspace: current records (sub-records included) and how many of them
    * have sub-records or amendments — what reading the module in full costs. */
   moduleSizes(workspaceId: string): Map<string, { records: number; withSubRecords: number; withAmendments: number; collections: number }>;

@@ -92,6 +92,17 @@ export class SqliteStateReader implements StateReader {
   activity(workspaceId: string): Activity[] {
     return this.query('activity', 'workspace_id = ?', 'created_at, id', [workspaceId]);
   }
+  creationTimes(workspaceId: string, moduleId: string): Map<string, string> {
+    const rows = this.db
+      .prepare(
+        `SELECT COALESCE(column_id, collection_id) AS id, MIN(created_at) AS at FROM activity_versions
+         WHERE workspace_id = ? AND module_id = ? AND action IN ('collection_created', 'column_created') AND valid_from <= ?
+           AND COALESCE(column_id, collection_id) IS NOT NULL
+         GROUP BY 1`,
+      )
+      .all(workspaceId, moduleId, this.snapshotId) as Array<{ id: string; at: string }>;
+    return new Map(rows.map((r) => [r.id, r.at]));
+  }
   moduleSizes(workspaceId: string): Map<string, { records: number; withSubRecords: number; withAmendments: number; collections: number }> {
     const n = this.snapshotId;
     const asOf = `valid_from <= ? AND (valid_to IS NULL OR valid_to > ?)`;

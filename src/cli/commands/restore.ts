@@ -27,7 +27,7 @@ function planLines(plan: PlanSummary): string[] {
 
 function notRestoredLines(list: NotRestored[]): string[] {
   if (!list.length) return [];
-  return ['not restored:', ...list.map((n) => `  - ${n.entity} ${n.label} (${n.id}): ${n.reason}`)];
+  return ['not restored:', ...list.map((n) => `  - ${n.entity} ${n.label} (${n.id}): ${n.reason}${n.value !== undefined ? ` — value ${JSON.stringify(n.value)}` : ''}`)];
 }
 
 const usageHint = { hint: "see 'wbsync restore --help'" };
@@ -110,7 +110,7 @@ export const restoreCommand: Command = {
           lines.push(...notRestoredLines(r.notRestored));
           ctx.say(lines.join('\n'));
         }
-        return EXIT_CODES.ok;
+        return r.refused ? EXIT_CODES.partial : EXIT_CODES.ok;
       }
       const r = await restoreRecords({ client, store }, { recordIds: ids, snapshotId, collectionId: stringFlag(flags, 'collection'), dryRun, attribution: config.restore.attribution });
       if (ctx.json) ctx.emit(r);
@@ -120,7 +120,7 @@ export const restoreCommand: Command = {
         lines.push(`counts: ${countsLine(r.counts)}`, ...notRestoredLines(r.notRestored));
         ctx.say(lines.join('\n'));
       }
-      return EXIT_CODES.ok;
+      return r.refused ? EXIT_CODES.partial : EXIT_CODES.ok;
     } finally {
       progress.done();
       store.close();

@@ -1,0 +1,50 @@
+// Appliers for what people wrote: cells, amendment notes (edited ones flagged by a PUT) and the
+// tombstones of deleted notes that kept live replies.
+
+import { isWbsyncError } from '../../domain/errors.js';
+import { resolveCell } from '../remap.js';
+import { asCreated, firstUnclaimed, type Appliers } from './types.js';
+
+export const contentAppliers: Pick<Appliers, 'createCell' | 'createAmendment' | 'deleteAmendment'> = {
+  createCell: {
+    create: async (s, ctx) =>
+      asCreated(
+        await ctx.client.createValue(
+          {
+            record: ctx.resolve(s.record),
+            column: ctx.resolve(s.column),
+            collectionName: ctx.resolve(s.collection),
+            module: ctx.resolve(s.module),
+            workspace: s.workspaceId,
+            value: resolveCell(s.value, ctx.resolve),
+          },
+          ctx.call,
+        ),
+      ),
+    lookUp: async (s, ctx) => {
+      const column = ctx.resolve(s.column);
+      return firstUnclaimed(await ctx.client.listValues(ctx.resolve(s.record)), (v) => v.columnId === column, ctx);
+    },
+  },
+  createAmendment: {
+    create: async (s, ctx) =>
+      asCreated(await ctx.client.createAmendment(ctx.resolve(s.record), { message: s.message, ...(s.parent ? { parentComment: ctx.resolve(s.parent) } : {}) }, ctx.call)),
+    lookUp: async (s, ctx) => {
+      const parent = s.parent === null ? null : ctx.resolve(s.parent);
+      const texts = new Set([s.message, s.editTo]);
+      return firstUnclaimed(await ctx.client.listAmendments(ctx.resolve(s.record)), (a) => texts.has(a.message) && a.parentId === parent, ctx);
+    },
+    finish: async (s, created, ctx) => {
+      if (s.editTo !== undefined && created?.['message'] !== s.editTo) await ctx.client.updateAmendment(ctx.resolve(s.oldId), { message: s.editTo }, ctx.call);
+    },
+  },
+  deleteAmendment: {
+    finish: async (s, _, ctx) => {
+      try {
+        await ctx.client.deleteAmendment(ctx.resolve(s.target), ctx.call);
+      } catch (e) {
+        if (!(isWbsyncError(e) && e.code === 'not_found')) throw e; // deleted by a run that crashed before noting it
+      }
+    },
+  },
+};
