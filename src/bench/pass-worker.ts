@@ -40,13 +40,15 @@ if (input.restore) {
   const store = openStore(input.db);
   const victim = store.stateAt()!.modules()[0];
   await client.deleteModule(victim.id);
+  const deps = { client, store, logger: createLogger({ level: 'silent' }) };
+  const attribution = 'Restored by wbsync — originally by {author} at {createdAt}.';
+  // Not measured: the plan, for how many creates wait on a sibling (ties in position kept in order).
+  const dry = await restoreModule(deps, { moduleId: victim.id, attribution, dryRun: true });
+  const chainedByPhase = Object.fromEntries(dry.plan!.phases.filter((p) => p.chained > 0).map((p) => [p.name, `${p.chained} of ${p.steps}`]));
   const before = client.stats().requests;
   const t0 = performance.now();
-  const res = await restoreModule(
-    { client, store, logger: createLogger({ level: 'silent' }) },
-    { moduleId: victim.id, attribution: 'Restored by wbsync — originally by {author} at {createdAt}.' },
-  );
-  out = { module: victim.name, counts: res.counts, notRestored: res.notRestored.length, restoreRequests: client.stats().requests - before, restoreWallMs: Math.round(performance.now() - t0) };
+  const res = await restoreModule(deps, { moduleId: victim.id, attribution });
+  out = { module: victim.name, counts: res.counts, notRestored: res.notRestored.length, chainedByPhase, restoreRequests: client.stats().requests - before, restoreWallMs: Math.round(performance.now() - t0) };
   store.close();
 } else if (input.naive) {
   const res = await naiveCrawl(client, input.maxModules ?? Infinity);

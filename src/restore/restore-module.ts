@@ -43,7 +43,8 @@ export interface RestoreModuleOptions {
 }
 
 export interface PlanSummary {
-  phases: { name: string; steps: number; ops: Record<string, number>; writesAtMost: number }[];
+  /** `chained`: steps that wait for the one before them (a thread, siblings tied in position). */
+  phases: { name: string; steps: number; ops: Record<string, number>; writesAtMost: number; chained: number }[];
   writesAtMost: number;
 }
 
@@ -83,7 +84,7 @@ export function summarisePlan(plan: RestorePlan): PlanSummary {
   const phases = plan.phases.map((p) => {
     const ops: Record<string, number> = {};
     for (const s of p.steps) ops[s.op] = (ops[s.op] ?? 0) + 1;
-    return { name: p.name, steps: p.steps.length, ops, writesAtMost: p.steps.reduce((n, s) => n + stepWrites(s), 0) };
+    return { name: p.name, steps: p.steps.length, ops, writesAtMost: p.steps.reduce((n, s) => n + stepWrites(s), 0), chained: p.steps.filter((s) => s.chain !== undefined).length };
   });
   return { phases, writesAtMost: phases.reduce((n, p) => n + p.writesAtMost, 0) };
 }

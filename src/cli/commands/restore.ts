@@ -47,6 +47,9 @@ export const restoreCommand: Command = {
     'an owner or admin of the target workspace (probed read-only through GET /module-access).\n' +
     '--pause-automations switches the workspace\'s active recipes off for the restore and on again\n' +
     'after (also after a crash, on the resumed run). Running the same command again resumes.\n' +
+    'Lists come back in the order people saw (siblings tied in position are created oldest first).\n' +
+    'A write the service refuses (4xx) is listed under "not restored" with its reason and value, the\n' +
+    'rest is restored, and the command exits 5; a service that stays down stops it (exit 4, resumable).\n' +
     '\n' +
     'records: un-archives in place the records the service still holds (it archives on delete), or\n' +
     'recreates them in their collection (or --collection) with sub-records, cells and amendments.',
