@@ -72,7 +72,7 @@ describe('normalisers accept both body shapes', () => {
   });
 
   it('collections: spec bare create, observed wrapped create', async () => {
-    const expected = { id: 'c1', moduleId: 'm1', name: 'Todo', color: '#000', position: 0, isCollapsed: false, raw: collection };
+    const expected = { id: 'c1', moduleId: 'm1', name: 'Todo', color: '#000', position: 0, isCollapsed: false, tieRank: null, raw: collection };
     expect(await answer({ collections: [collection] }, (c) => c.listCollections('m1'))).toEqual([expected]);
     expect(await answer(collection, (c) => c.createCollection('m1', { name: 'Todo' }))).toEqual(expected);
     expect(await answer({ message: 'Collection created', collection }, (c) => c.createCollection('m1', { name: 'Todo' }))).toEqual(expected);
@@ -81,7 +81,7 @@ describe('normalisers accept both body shapes', () => {
 
   it('columns: scope from the call, `scope` query only for sub-record columns', async () => {
     const cols = await answer({ columns: [column] }, (c) => c.listColumns('m1', 'subrecord'));
-    expect(cols[0]).toEqual({ id: 'col1', moduleId: 'm1', scope: 'subrecord', name: 'Status', type: 'status', position: 1, width: 180, isRequired: false, isHidden: false, statusOptions: [{ label: 'Done', color: '#22C55E' }], settings: null, raw: column });
+    expect(cols[0]).toEqual({ id: 'col1', moduleId: 'm1', scope: 'subrecord', name: 'Status', type: 'status', position: 1, width: 180, isRequired: false, isHidden: false, statusOptions: [{ label: 'Done', color: '#22C55E' }], settings: null, tieRank: null, raw: column });
     expect(lastRequest?.url).toBe('/api/columns/m1?scope=subrecord');
     expect((await answer({ columns: [column] }, (c) => c.listColumns('m1', 'record')))[0].scope).toBe('record');
     expect(lastRequest?.url).toBe('/api/columns/m1');

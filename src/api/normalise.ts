@@ -122,6 +122,7 @@ export function toCollection(b: CollectionBody, raw: RawObject, ctx: NormaliseCo
     color: orNull(b.color),
     position: orNull(b.position),
     isCollapsed: b.isCollapsed ?? false,
+    tieRank: null,
     raw,
   };
 }
@@ -142,6 +143,7 @@ export function toColumn(b: ColumnBody, raw: RawObject, ctx: NormaliseContext): 
     isHidden: b.isHidden ?? false,
     statusOptions: options,
     settings: orNull(b.settings),
+    tieRank: null,
     raw,
   };
 }

@@ -69,6 +69,8 @@ export interface Collection {
   color: string | null;
   position: number | null;
   isCollapsed: boolean;
+  /** See Column.tieRank. */
+  tieRank: number | null;
   raw: RawObject;
 }
 
@@ -91,6 +93,12 @@ export interface Column {
   isHidden: boolean;
   statusOptions: StatusOption[] | null;
   settings: RawObject | null;
+  /**
+   * Index among the siblings the service listed at the same position (0 when alone there): the
+   * service orders ties by creation time, which the published interface does not give for
+   * collections and columns, so the listing order is kept. Null when read before it was kept.
+   */
+  tieRank: number | null;
   raw: RawObject;
 }
 

@@ -9,10 +9,10 @@ export function mod(id: string, over: Partial<Module> = {}): Module {
   return { id, workspaceId: 'ws', name: 'Board', description: null, icon: '📋', color: '#111111', visibility: 'workspace', tags: [], createdAt: T, updatedAt: T, raw: {}, ...over };
 }
 export function coll(id: string, name: string, position: number): Collection {
-  return { id, moduleId: 'm1', name, color: null, position, isCollapsed: false, raw: {} };
+  return { id, moduleId: 'm1', name, color: null, position, isCollapsed: false, tieRank: null, raw: {} };
 }
 export function col(id: string, name: string, over: Partial<Column> = {}): Column {
-  return { id, moduleId: 'm1', scope: 'record', name, type: 'text', position: 0, width: 180, isRequired: false, isHidden: false, statusOptions: null, settings: null, raw: {}, ...over };
+  return { id, moduleId: 'm1', scope: 'record', name, type: 'text', position: 0, width: 180, isRequired: false, isHidden: false, statusOptions: null, settings: null, tieRank: null, raw: {}, ...over };
 }
 export function rec(id: string, name: string, over: Partial<BoardRecord> = {}): BoardRecord {
   return { id, workspaceId: 'ws', moduleId: 'm1', collectionId: 'c1', parentRecordId: null, name, position: 0, isCompleted: false, isArchived: false, subRecordCount: 0, amendmentCount: 0, createdAt: T, updatedAt: T, raw: {}, ...over };

@@ -24,9 +24,7 @@ describe('planRestore', () => {
       'module',
       'module settings',
       'collections',
-      'columns (tier 1)',
-      'columns (tier 2)',
-      'columns (tier 3)',
+      'columns',
       'records',
       'sub-records',
       'seeded columns',
@@ -43,6 +41,10 @@ describe('planRestore', () => {
     // the relation column comes before the reference through it; the display field before both
     expect(at((s) => s.op === 'createColumn' && s.oldId === 'k-name')).toBeLessThan(at((s) => s.op === 'createColumn' && s.oldId === 'k-rel'));
     expect(at((s) => s.op === 'createColumn' && s.oldId === 'k-rel')).toBeLessThan(at((s) => s.op === 'createColumn' && s.oldId === 'k-ref'));
+    // …and waits for them in one chain (the phase runs chains concurrently)
+    const chainOf = (id: string) => steps.find((s) => s.op === 'createColumn' && s.oldId === id)?.chain;
+    expect(chainOf('k-rel')).toBeDefined();
+    expect(new Set([chainOf('k-name'), chainOf('k-rel'), chainOf('k-ref')]).size).toBe(1);
     // collections in position order, each with its position re-applied
     const colls = steps.filter((s) => s.op === 'createCollection');
     expect(colls.map((s) => s.op === 'createCollection' && s.body.name)).toEqual(['Todo', 'Done']);

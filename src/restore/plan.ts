@@ -8,6 +8,7 @@ import { translateIds } from './diff.js';
 import { planContent } from './plan-content.js';
 import type { ColumnThen, NotRestored, Phase, RestorePlan, Step } from './plan-steps.js';
 import { remappable, targetModules } from './remap.js';
+import { orderColumns } from './column-order.js';
 import { createdAtOf, creationOrder, serviceOrder, tieChains } from './sibling-order.js';
 import type { ModuleTree } from './tree.js';
 
@@ -28,7 +29,8 @@ export interface PlanInput {
   attribution: string;
 }
 
-/** Columns in tiers: a column comes after the columns of this module its settings name. */
+/** Columns in tiers: a column comes after the columns of this module its settings name (what is
+ * left over is a cycle). */
 function columnTiers(columns: Column[], internal: ReadonlySet<string>): { tiers: Column[][]; cyclic: Column[] } {
   const ids = new Set(columns.map((c) => c.id));
   const deps = new Map(columns.map((c) => [c.id, remappable(c.settings ?? {}, internal).refs.filter((r) => ids.has(r) && r !== c.id)]));
@@ -75,7 +77,9 @@ export function planRestore(input: PlanInput): RestorePlan {
 
   // Siblings sharing a position are created one after another, oldest first: the service lists
   // ties by creation time. Everything else is created concurrently.
-  const known = <T extends { id: string; raw: Record<string, unknown> }>(x: T): T & { createdAt: string | null } => ({ ...x, createdAt: createdAtOf(x) ?? tree.creationTimes?.get(x.id) ?? null });
+  // Where the snapshot kept no listing rank (taken before 0.2): the creation time from the object or
+  // the feed; one the feed never saw created predates the feed's horizon, so it sorts first.
+  const known = <T extends { id: string; raw: Record<string, unknown> }>(x: T): T & { createdAt: string } => ({ ...x, createdAt: createdAtOf(x) ?? tree.creationTimes?.get(x.id) ?? '' });
   const collections = serviceOrder(tree.collections.map(known));
   const collectionTies = tieChains(collections, () => mod.id, 'collections');
   phase(
@@ -94,31 +98,41 @@ export function planRestore(input: PlanInput): RestorePlan {
   );
 
   // Every column of both scopes before any sub-record: the first sub-record seeds three columns
-  // unless a sub-record column exists already.
-  const columns = serviceOrder(tree.columns.map(known));
-  const columnTies = tieChains(columns, (c) => c.scope, 'columns');
-  const { tiers, cyclic } = columnTiers(columns, internal);
+  // unless a sub-record column exists already. One phase: ties and settings naming other columns
+  // wait in chains (see column-order.ts).
+  const { cyclic } = columnTiers(tree.columns, internal);
   for (const c of cyclic) notRestored.push({ entity: 'column', id: c.id, label: c.name, reason: 'its settings name columns that name it back (a cycle); restore refused for this column' });
-  tiers.forEach((tier, i) =>
-    phase(
-      tiers.length > 1 ? `columns (tier ${i + 1})` : 'columns',
-      tier.map((c) => {
-        count('columns');
-        const settings = ext(c.settings);
-        for (const m of foreignModules(settings)) {
-          notRestored.push({ entity: 'column', id: c.id, label: c.name, reason: `settings name module ${moduleName(m)} (${m}), which is not live: kept as is (restore that module and fix the column)` });
-        }
-        const body = { name: c.name, type: c.type, scope: c.scope, ...(settings && Object.keys(settings).length ? { settings } : {}) };
-        const then: ColumnThen = {};
-        if (c.width !== null) then.width = c.width;
-        if (c.position !== null) then.position = c.position;
-        if (c.statusOptions && c.type === 'status') then.statusOptions = c.statusOptions;
-        if (c.isRequired) then.isRequired = true;
-        if (c.isHidden) then.isHidden = true;
-        const chain = columnTies.get(c.id);
-        return { op: 'createColumn', kind: 'column', key: `column:${c.id}`, oldId: c.id, ...(chain ? { chain } : {}), module: mod.id, body: remappable(body, internal), then } satisfies Step;
-      }),
-    ),
+  const cyclicIds = new Set(cyclic.map((c) => c.id));
+  const columnOrder = orderColumns(
+    tree.columns.filter((c) => !cyclicIds.has(c.id)).map(known),
+    (c) => remappable(c.settings ?? {}, internal).refs,
+  );
+  for (const { column, names } of columnOrder.displaced) {
+    notRestored.push({
+      entity: 'column',
+      id: column.id,
+      label: column.name,
+      reason: `restored, but not in its place among the columns tied at position ${column.position ?? 0}: its settings name column ${names.name}, which was listed after it and must exist first`,
+    });
+  }
+  phase(
+    'columns',
+    columnOrder.ordered.map((c) => {
+      count('columns');
+      const settings = ext(c.settings);
+      for (const m of foreignModules(settings)) {
+        notRestored.push({ entity: 'column', id: c.id, label: c.name, reason: `settings name module ${moduleName(m)} (${m}), which is not live: kept as is (restore that module and fix the column)` });
+      }
+      const body = { name: c.name, type: c.type, scope: c.scope, ...(settings && Object.keys(settings).length ? { settings } : {}) };
+      const then: ColumnThen = {};
+      if (c.width !== null) then.width = c.width;
+      if (c.position !== null) then.position = c.position;
+      if (c.statusOptions && c.type === 'status') then.statusOptions = c.statusOptions;
+      if (c.isRequired) then.isRequired = true;
+      if (c.isHidden) then.isHidden = true;
+      const chain = columnOrder.chainOf.get(c.id);
+      return { op: 'createColumn', kind: 'column', key: `column:${c.id}`, oldId: c.id, ...(chain ? { chain } : {}), module: mod.id, body: remappable(body, internal), then } satisfies Step;
+    }),
   );
   const skippedColumns = new Set(cyclic.map((c) => c.id));
 

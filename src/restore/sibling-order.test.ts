@@ -19,6 +19,14 @@ describe('sibling order', () => {
     expect(serviceOrder(list).map((x) => x.id)).toEqual(['early', 'late']);
   });
 
+  it('prefers the rank the listing gave within a tie over creation times', () => {
+    const list = [
+      { id: 'x', position: 0, tieRank: 1, createdAt: '2026-01-01T00:00:00.000Z' },
+      { id: 'y', position: 0, tieRank: 0, createdAt: '2026-01-02T00:00:00.000Z' },
+    ];
+    expect(serviceOrder(list).map((x) => x.id)).toEqual(['y', 'x']);
+  });
+
   it('chains only siblings that share list and position', () => {
     const list = [s('a', 0, null, 'p1'), s('b', 0, null, 'p1'), s('c', 0, null, 'p2'), s('d', 1, null, 'p1'), s('e', null, null, 'p1')];
     const chains = tieChains(list, (x) => x.parent, 'records');

@@ -10,6 +10,8 @@ export interface Sibling {
   /** The object as the service sent it: collections and columns carry createdAt only there
    * (the deployed service sends it; the published interface does not list it). */
   raw?: Record<string, unknown>;
+  /** Collections and columns: the order the service listed ties in (see Column.tieRank). */
+  tieRank?: number | null;
 }
 
 /** When the sibling was created, as far as the snapshot knows. */
@@ -31,9 +33,15 @@ function byCreation(a: Omit<Sibling, 'id' | 'position'>, b: Omit<Sibling, 'id' |
   return x < y ? -1 : x > y ? 1 : 0;
 }
 
-/** Sorted as the service lists them: position, then creation time, then the input order. */
+/** Within a tie: the listing's rank when the snapshot kept it for both, else creation time. */
+function withinTie(a: Sibling, b: Sibling): number {
+  if (typeof a.tieRank === 'number' && typeof b.tieRank === 'number') return a.tieRank - b.tieRank;
+  return byCreation(a, b);
+}
+
+/** Sorted as the service lists them: position, then creation order, then the input order. */
 export function serviceOrder<T extends Sibling>(list: readonly T[]): T[] {
-  return [...list].sort((a, b) => effectivePosition(a) - effectivePosition(b) || byCreation(a, b));
+  return [...list].sort((a, b) => effectivePosition(a) - effectivePosition(b) || withinTie(a, b));
 }
 
 /** Sorted by creation time alone (lists the service orders that way, e.g. automations). */

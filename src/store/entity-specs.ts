@@ -9,6 +9,8 @@ export interface FieldSpec {
   readonly prop: string;
   readonly col: string;
   readonly type: ColType;
+  /** A column a later migration added (ALTER TABLE ADD COLUMN puts it after valid_to). */
+  readonly addedBy?: number;
 }
 
 export interface EntitySpec {
@@ -16,7 +18,7 @@ export interface EntitySpec {
   readonly table: string;
   /** key columns (a prefix of fields) */
   readonly key: readonly string[];
-  /** every column in table order, raw last */
+  /** every column: the first migration's in table order (raw last), then those added later */
   readonly fields: readonly FieldSpec[];
 }
 
@@ -25,6 +27,8 @@ function f(prop: string, type: ColType = 'text', col?: string): FieldSpec {
 }
 
 const RAW = f('raw', 'json');
+/** Collections and columns: the listing's order within a position tie (migration 009). */
+const TIE_RANK: FieldSpec = { ...f('tieRank', 'int'), addedBy: 9 };
 
 export const SPECS: Record<EntityKind, EntitySpec> = {
   workspace: {
@@ -41,11 +45,11 @@ export const SPECS: Record<EntityKind, EntitySpec> = {
   },
   collection: {
     kind: 'collection', table: 'collection_versions', key: ['id'],
-    fields: [f('id'), f('moduleId'), f('name'), f('color'), f('position', 'real'), f('isCollapsed', 'bool'), RAW],
+    fields: [f('id'), f('moduleId'), f('name'), f('color'), f('position', 'real'), f('isCollapsed', 'bool'), RAW, TIE_RANK],
   },
   column: {
     kind: 'column', table: 'column_versions', key: ['id'],
-    fields: [f('id'), f('moduleId'), f('scope'), f('name'), f('type'), f('position', 'real'), f('width', 'real'), f('isRequired', 'bool'), f('isHidden', 'bool'), f('statusOptions', 'json'), f('settings', 'json'), RAW],
+    fields: [f('id'), f('moduleId'), f('scope'), f('name'), f('type'), f('position', 'real'), f('width', 'real'), f('isRequired', 'bool'), f('isHidden', 'bool'), f('statusOptions', 'json'), f('settings', 'json'), RAW, TIE_RANK],
   },
   record: {
     kind: 'record', table: 'record_versions', key: ['id'],

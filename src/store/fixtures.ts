@@ -25,12 +25,12 @@ export function makeModule(id: string, workspaceId: string, over: Partial<Module
   };
 }
 export function makeCollection(id: string, moduleId: string, over: Partial<Collection> = {}): Collection {
-  return { id, moduleId, name: `Collection ${id}`, color: null, position: 1, isCollapsed: false, raw: { _id: id }, ...over };
+  return { id, moduleId, name: `Collection ${id}`, color: null, position: 1, isCollapsed: false, tieRank: null, raw: { _id: id }, ...over };
 }
 export function makeColumn(id: string, moduleId: string, over: Partial<Column> = {}): Column {
   return {
     id, moduleId, scope: 'record', name: `Column ${id}`, type: 'text', position: 0, width: 120, isRequired: false,
-    isHidden: false, statusOptions: null, settings: null, raw: { _id: id }, ...over,
+    isHidden: false, statusOptions: null, settings: null, tieRank: null, raw: { _id: id }, ...over,
   };
 }
 export function makeRecord(id: string, moduleId: string, collectionId: string | null, over: Partial<BoardRecord> = {}): BoardRecord {

@@ -10,6 +10,7 @@ import { canonicalJson } from '../domain/canonical-json.js';
 import type { BoardRecord, Column, Module } from '../domain/entities.js';
 import type { ServiceClient } from '../api/port.js';
 import type { GoneMark, Listing, StateReader, WriteBatch } from '../store/port.js';
+import { withTieRanks } from './tie-ranks.js';
 import { RecordReader, type ReaderMemory } from './record-reader.js';
 import type { RecordTrace } from './record-trace.js';
 import { readReferences } from './references.js';
@@ -77,9 +78,9 @@ export async function crawlModule(
 ): Promise<ModuleCrawlResult> {
   const full = plan.mode === 'full';
   const [collections, recordColumns, subColumns, automations] = await Promise.all([
-    client.listCollections(module.id),
-    client.listColumns(module.id, 'record'),
-    client.listColumns(module.id, 'subrecord'),
+    client.listCollections(module.id).then(withTieRanks),
+    client.listColumns(module.id, 'record').then(withTieRanks),
+    client.listColumns(module.id, 'subrecord').then(withTieRanks),
     client.listModuleAutomations(module.id),
   ]);
 

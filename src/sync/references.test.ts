@@ -4,7 +4,7 @@ import type { ServiceClient } from '../api/port.js';
 import { hasReferenceColumns, readReferences, referencedModules, referencesStale } from './references.js';
 
 function col(id: string, type: string, settings: Record<string, unknown> | null = null): Column {
-  return { id, moduleId: 'm', scope: 'record', name: id, type, position: 0, width: 100, isRequired: false, isHidden: false, statusOptions: null, settings, raw: {} };
+  return { id, moduleId: 'm', scope: 'record', name: id, type, position: 0, width: 100, isRequired: false, isHidden: false, statusOptions: null, settings, tieRank: null, raw: {} };
 }
 
 describe('references', () => {
