@@ -9,6 +9,7 @@ import { openStore } from '../store/index.js';
 import { runPass } from '../sync/pass.js';
 import { naiveCrawl } from './naive-crawl.js';
 import { restoreModule } from '../restore/restore-module.js';
+import { rollback } from '../restore/rollback.js';
 
 export interface WorkerInput {
   baseUrl: string;
@@ -25,6 +26,8 @@ export interface WorkerInput {
   discardWrites?: boolean;
   /** freshness.maxStalenessMinutes in ms (the CLI's default is 360 minutes) */
   maxStalenessMs?: number;
+  /** roll this module back to this snapshot (a dry run first, for the reads the plan needs) */
+  rollback?: { moduleId: string; toSnapshot: number };
 }
 
 // measured as the CLI runs: with its heap policy
@@ -49,6 +52,19 @@ if (input.restore) {
   const t0 = performance.now();
   const res = await restoreModule(deps, { moduleId: victim.id, attribution });
   out = { module: victim.name, counts: res.counts, notRestored: res.notRestored.length, chainedByPhase, restoreRequests: client.stats().requests - before, restoreWallMs: Math.round(performance.now() - t0) };
+  store.close();
+} else if (input.rollback) {
+  const store = openStore(input.db);
+  const deps = { client, store, logger: createLogger({ level: 'silent' }) };
+  const opts = { moduleId: input.rollback.moduleId, toSnapshot: input.rollback.toSnapshot, attribution: '' };
+  const r0 = client.stats().requests;
+  const dry = await rollback(deps, { ...opts, dryRun: true });
+  const reads = client.stats().requests - r0;
+  const t0 = performance.now();
+  const r1 = client.stats().requests;
+  const res = await rollback(deps, opts);
+  const writes = dry.plan!.writesAtMost;
+  out = { rollbackCounts: res.counts, conflicts: res.conflicts.length, planReads: reads, planWrites: writes, rollbackRequests: client.stats().requests - r1, rollbackWallMs: Math.round(performance.now() - t0) };
   store.close();
 } else if (input.naive) {
   const res = await naiveCrawl(client, input.maxModules ?? Infinity);

@@ -8,7 +8,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import Database from 'better-sqlite3';
-import { applyMixedChanges } from './changes.js';
+import { applyBulkOverwrite, applyMixedChanges } from './changes.js';
 import { startEmulatorChild, type EmulatorChild } from './emulator-child.js';
 import { openStore } from '../store/index.js';
 import { moduleWeight, planReverification } from '../sync/reverify-plan.js';
@@ -211,6 +211,29 @@ async function main(): Promise<void> {
 
     process.stderr.write('bench: restore a deleted module...\n');
     report.restore = restoreFigures(runWorker({ ...base, restore: true, db: join(dir, 'c32.db'), concurrency: 8 }));
+
+    process.stderr.write('bench: roll back a bulk overwrite (500 cells, 100 renames)...\n');
+    const db32 = new Database(join(dir, 'c32.db'), { readonly: true });
+    const good = db32.prepare(`SELECT max(id) FROM snapshot_runs WHERE status = 'complete'`).pluck().get() as number;
+    const victimId = db32.prepare(`SELECT id FROM modules ORDER BY name LIMIT 1 OFFSET 1`).pluck().get() as string;
+    db32.close();
+    const damage = await applyBulkOverwrite(emu.baseUrl, emu.apiKey, victimId, 500, 100);
+    runWorker({ ...base, full: false, db: join(dir, 'c32.db'), concurrency: 8 });
+    const rb = runWorker({ ...base, db: join(dir, 'c32.db'), concurrency: 8, rollback: { moduleId: victimId, toSnapshot: good } });
+    const minimum = rb.planReads + rb.planWrites;
+    const rbBound = (rb.rollbackRequests * LATENCY_MS) / 8;
+    report.rollback = {
+      damage,
+      counts: rb.rollbackCounts,
+      conflicts: rb.conflicts,
+      concurrency: 8,
+      requests: rb.rollbackRequests,
+      minimum: { reads: rb.planReads, writes: rb.planWrites, total: minimum, note: 'reads: the live module as a dry run reads it; writes: what the plan sends' },
+      requestsOverMinimum: Math.round((rb.rollbackRequests / minimum) * 100) / 100,
+      wallMs: rb.rollbackWallMs,
+      latencyBoundMs: Math.round(rbBound),
+      wallOverBound: Math.round((rb.rollbackWallMs / rbBound) * 100) / 100,
+    };
   } finally {
     await emu.stop();
   }

@@ -7,6 +7,7 @@ import { diffCommand } from './commands/diff.js';
 import { emulatorCommand } from './commands/emulator.js';
 import { exportCommand } from './commands/export.js';
 import { restoreCommand } from './commands/restore.js';
+import { rollbackCommand } from './commands/rollback.js';
 import { snapshotsCommand } from './commands/snapshots.js';
 import { syncCommand } from './commands/sync.js';
 import { verifyCommand } from './commands/verify.js';
@@ -17,6 +18,7 @@ export const COMMANDS: Command[] = [
   snapshotsCommand,
   diffCommand,
   restoreCommand,
+  rollbackCommand,
   exportCommand,
   verifyCommand,
   emulatorCommand,

@@ -93,6 +93,18 @@ function describe(step: Step): Omit<NotRestored, 'reason'> {
       return { entity: 'grant', id: step.userId, label: `module access for ${step.userId}` };
     case 'createAutomation':
       return { entity: 'automation', id: step.oldId, label: step.body.value.name };
+    case 'setCell':
+      return { entity: 'cell', id: step.target, label: step.label, value: step.value.value };
+    case 'clearCell':
+      return { entity: 'cell', id: step.target, label: step.label };
+    case 'updateRecord':
+      return { entity: 'record', id: step.target, label: step.label };
+    case 'updateColumn':
+      return { entity: 'column', id: step.target, label: step.label };
+    case 'updateCollection':
+      return { entity: 'collection', id: step.target, label: step.label };
+    case 'updateAmendment':
+      return { entity: 'amendment', id: step.target, label: step.label };
   }
 }
 

@@ -9,7 +9,7 @@ export type RunStatus = 'running' | 'complete' | 'failed';
 
 export interface RestoreRun {
   id: number;
-  kind: 'module' | 'records';
+  kind: 'module' | 'records' | 'rollback';
   runKey: string;
   snapshotId: number;
   sourceIds: string[];
@@ -24,7 +24,7 @@ export interface RestoreRun {
 
 interface RunRow {
   id: number;
-  kind: 'module' | 'records';
+  kind: 'module' | 'records' | 'rollback';
   run_key: string;
   snapshot_id: number;
   source_ids: string;
@@ -55,7 +55,7 @@ function toRun(r: RunRow): RestoreRun {
 }
 
 export interface NewRun {
-  kind: 'module' | 'records';
+  kind: 'module' | 'records' | 'rollback';
   runKey: string;
   snapshotId: number;
   sourceIds: string[];
@@ -183,6 +183,20 @@ export class RunJournal {
   /** Maps an old id onto itself (records un-archived in place keep their ids). */
   same(kind: CreateKind, id: string): void {
     this.created(kind, id, id);
+  }
+
+  /** `same` for many live objects at once, in one transaction (those mapped already are kept). */
+  sameAll(entries: Iterable<readonly [string, CreateKind]>): void {
+    const todo = [...entries].filter(([id]) => !this.map.has(id));
+    this.db.transaction(() => {
+      for (const [id, kind] of todo) this.stmts.record.run(this.run.id, kind, id, id, this.now());
+    })();
+    for (const [id, kind] of todo) {
+      this.map.set(id, id);
+      this.newIds.add(id);
+      this.kinds.set(id, kind);
+      this.pending.delete(id);
+    }
   }
 
   stepDone(stepKey: string): void {

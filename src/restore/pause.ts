@@ -4,11 +4,16 @@
 // any point still ends with it re-activated by the resumed run.
 
 import type { ServiceClient } from '../api/port.js';
+import type { Automation } from '../domain/entities.js';
 import type { RunJournal } from './journal.js';
 
 /** Pauses the active workspace recipes; returns every recipe this run holds paused. */
 export async function pauseRecipes(client: ServiceClient, journal: RunJournal, workspaceId: string): Promise<string[]> {
-  const recipes = await client.listWorkspaceAutomations(workspaceId);
+  return pauseRecipeList(client, journal, await client.listWorkspaceAutomations(workspaceId));
+}
+
+/** Pauses the active ones of `recipes` (rollback: the module's own and the workspace's). */
+export async function pauseRecipeList(client: ServiceClient, journal: RunJournal, recipes: Automation[]): Promise<string[]> {
   for (const r of recipes.filter((x) => x.isActive)) {
     journal.markPaused(r.id);
     await client.updateAutomation(r.id, { isActive: false });

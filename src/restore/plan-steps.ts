@@ -2,7 +2,7 @@
 // unless they share a `chain` (then one after another, in plan order). Every id a step names is an
 // OLD id, resolved through the journal's id map when the step runs.
 
-import type { AutomationInput, CreateColumnInput, UpdateColumnInput } from '../api/port.js';
+import type { AutomationInput, CreateColumnInput, UpdateColumnInput, UpdateRecordInput } from '../api/port.js';
 import type { Tag } from '../domain/entities.js';
 import type { Remappable } from './remap.js';
 
@@ -71,7 +71,18 @@ export type Step =
   | (Base & { op: 'unarchiveRecord'; target: string })
   /** Read-modify-write of one member's grant set (PUT replaces the whole set). */
   | (Base & { op: 'grantAccess'; workspaceId: string; userId: string; module: string })
-  | (CreateBase & { op: 'createAutomation'; module: string; body: Remappable<AutomationInput> });
+  | (CreateBase & { op: 'createAutomation'; module: string; body: Remappable<AutomationInput> })
+  // --- in place (rollback): the target is a live object, or an old id the run recreated
+  /** PUT the cell's value back. */
+  | (Base & { op: 'setCell'; target: string; value: Remappable<string>; label: string })
+  /** DELETE a cell that was empty at the snapshot. */
+  | (Base & { op: 'clearCell'; target: string; label: string })
+  /** PUT record fields back; `collection` (an id the journal maps) becomes collectionName. */
+  | (Base & { op: 'updateRecord'; target: string; body: Omit<UpdateRecordInput, 'collectionName'>; collection?: string; label: string })
+  | (Base & { op: 'updateColumn'; target: string; body: ColumnThen; label: string })
+  | (Base & { op: 'updateCollection'; target: string; body: { name?: string; color?: string; position?: number; isCollapsed?: boolean }; label: string })
+  /** An edited note's text back (the service lets only its author edit). */
+  | (Base & { op: 'updateAmendment'; target: string; message: string; label: string });
 
 /** The port's update lacks isRequired/isHidden; the service's PUT takes them (observed and spec emulators). */
 export type ColumnThen = UpdateColumnInput & { isRequired?: boolean; isHidden?: boolean };

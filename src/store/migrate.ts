@@ -35,6 +35,7 @@ export function migrate(db: Database.Database, now: () => string, migrations: re
       const already = db.prepare('SELECT 1 FROM schema_migrations WHERE version = ?').get(m.version);
       if (!already) {
         db.exec(m.sql);
+        m.run?.(db);
         db.prepare('INSERT INTO schema_migrations (version, name, applied_at) VALUES (?, ?, ?)').run(m.version, m.name, now());
         done.push(m.version);
       }

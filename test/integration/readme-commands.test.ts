@@ -141,6 +141,18 @@ describe('the README’s command lines', () => {
         expect(r.status, r.err).toBe(0);
       },
     },
+    {
+      line: 'wbsync rollback --module ID --to-snapshot N --column Stage --dry-run',
+      check: async () => {
+        const r = await run(env, `wbsync rollback --module ${env.moduleId} --to-snapshot 1 --column Stage --dry-run`);
+        expect(r.status, r.err).toBe(0);
+        expect(r.out).toMatch(/would roll back module .* to snapshot 1/);
+      },
+    },
+    {
+      line: 'wbsync diff --module ID --snapshot N',
+      check: async () => expect([0, 1]).toContain((await run(env, `wbsync diff --module ${env.moduleId} --snapshot 1`)).status),
+    },
     { line: 'wbsync restore module ID --pause-automations', check: async () => expect((await run(env, `wbsync restore module ${env.deletedModuleId} --pause-automations`)).status).toBe(0) },
     {
       line: 'wbsync restore records ID…'.replace('…', ''),

@@ -1,5 +1,6 @@
 // `wbsync demo`: the newcomer tour on the bundled emulator — mirror, query, delete a board,
-// restore it, and show that nothing differs — then how to point wbsync at a real service.
+// restore it, and show that nothing differs; undo a bulk overwrite in place, keeping a later edit —
+// then how to point wbsync at a real service.
 
 import { rmSync } from 'node:fs';
 import { resolve } from 'node:path';
@@ -9,6 +10,7 @@ import { ConfigSchema } from '../../config/schema.js';
 import { startEmulator } from '../../emulator/index.js';
 import { runDiff } from '../../restore/diff-scope.js';
 import { restoreModule } from '../../restore/restore-module.js';
+import { rollback } from '../../restore/rollback.js';
 import { openStore } from '../../store/index.js';
 import { runPass } from '../../sync/pass.js';
 import type { Command } from '../command.js';
@@ -16,6 +18,8 @@ import { REPORTING_QUERIES } from '../reporting-queries.js';
 
 export const DEMO_DB = './demo/wbsync.db';
 const DEMO_MODULE = 'Sales Pipeline';
+const ROLLBACK_MODULE = 'Hiring';
+const ROLLBACK_COLUMN = 'Status';
 
 function table(rows: Record<string, unknown>[], max = 8): string {
   if (!rows.length) return '  (no rows)';
@@ -35,7 +39,9 @@ export const demoCommand: Command = {
   description:
     `Starts the emulator in-process with the demo seed, runs a full sync into ${DEMO_DB} (replacing\n` +
     'an earlier demo database), prints what it mirrored and a few reporting queries, deletes the\n' +
-    `"${DEMO_MODULE}" module, restores it from the snapshot, and shows that diff finds nothing left.`,
+    `"${DEMO_MODULE}" module, restores it from the snapshot, and shows that diff finds nothing left;\n` +
+    `then an import overwrites "${ROLLBACK_COLUMN}" on every row of "${ROLLBACK_MODULE}", someone fixes one row by\n` +
+    'hand, and rollback puts the rest back in place while keeping that later edit.',
   examples: ['wbsync demo', 'wbsync demo --json'],
   flags: [],
   async run(ctx) {
@@ -76,14 +82,40 @@ export const demoCommand: Command = {
       const diff = await runDiff({ client, store }, { moduleId: victim.id, attribution });
       say(`\n4. wbsync diff --module ${victim.id}: ${diff.differences === 0 ? 'no differences' : `${diff.differences} difference(s)`}`);
 
-      say('\n5. Point wbsync at your own service:');
+      // 5. the partial bad day: a bulk overwrite, one later edit by hand, undone in place
+      const board = store.stateAt()!.modules().find((m) => m.name === ROLLBACK_MODULE)!;
+      const good = store.latestCompleteSnapshot()!;
+      const status = store.stateAt()!.columns(board.id).find((c) => c.name === ROLLBACK_COLUMN)!;
+      const cells = store.stateAt()!.cells(board.id).filter((c) => c.columnId === status.id && c.value !== 'Rejected');
+      say(`\n5. An import sets "${ROLLBACK_COLUMN}" to Rejected on ${cells.length} rows of "${board.name}"…`);
+      for (const c of cells) await client.updateValue(c.id, { value: 'Rejected' });
+      await runPass({ client, store, logger }, {});
+      const fixed = cells[0]!;
+      await client.updateValue(fixed.id, { value: 'Offer sent' });
+      say(`   …someone sets one row back by hand ("Offer sent"), and wbsync rollback --module ${board.id} --to-snapshot ${good} --column ${ROLLBACK_COLUMN}:`);
+      const rolled = await rollback({ client, store, logger }, { moduleId: board.id, toSnapshot: good, columns: [ROLLBACK_COLUMN], attribution, pauseAutomations: true });
+      say(`   put back ${rolled.writes.length} value(s) in place; kept ${rolled.conflicts.length} later edit(s) as conflicts:`);
+      for (const c of rolled.conflicts) say(`     ${c.label}: now ${JSON.stringify(c.live)} (the import left ${JSON.stringify(c.after)}, the snapshot had ${JSON.stringify(c.base)})`);
+      const undone = rolled.writes.length === cells.length - 1 && rolled.conflicts.length === 1;
+
+      say('\n6. Point wbsync at your own service:');
       say('   export WBSYNC_BASE_URL=https://boards.example.com');
       say('   export WBSYNC_API_KEY_FILE=./wbsync.key   # a file holding your Personal Integration Token');
       say('   wbsync sync --full && wbsync daemon');
       if (ctx.json) {
-        ctx.emit({ db: dbPath, snapshot: pass.snapshot, mirrored, queries: answers, deletedModuleId: victim.id, restoredModuleId: restored.moduleId, restoredCounts: restored.counts, differences: diff.differences });
+        ctx.emit({
+          db: dbPath,
+          snapshot: pass.snapshot,
+          mirrored,
+          queries: answers,
+          deletedModuleId: victim.id,
+          restoredModuleId: restored.moduleId,
+          restoredCounts: restored.counts,
+          differences: diff.differences,
+          rollback: { moduleId: board.id, snapshot: rolled.snapshot, putBack: rolled.writes.length, conflicts: rolled.conflicts.length },
+        });
       }
-      return diff.differences === 0 ? 0 : 1;
+      return diff.differences === 0 && undone ? 0 : 1;
     } finally {
       store.close();
       await client.close();

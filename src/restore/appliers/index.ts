@@ -4,13 +4,14 @@
 import type { Step } from '../plan-steps.js';
 import { accessAppliers } from './access.js';
 import { contentAppliers } from './content.js';
+import { inPlaceAppliers } from './in-place.js';
 import { recordAppliers } from './records.js';
 import { structureAppliers } from './structure.js';
 import type { Appliers, StepApplier } from './types.js';
 
 export type { Created, StepApplier, StepContext } from './types.js';
 
-export const APPLIERS: Appliers = { ...structureAppliers, ...recordAppliers, ...contentAppliers, ...accessAppliers };
+export const APPLIERS: Appliers = { ...structureAppliers, ...recordAppliers, ...contentAppliers, ...accessAppliers, ...inPlaceAppliers };
 
 export function applierFor(step: Step): StepApplier {
   return APPLIERS[step.op] as StepApplier;

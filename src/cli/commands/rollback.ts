@@ -1,0 +1,131 @@
+// `wbsync rollback`: put the selected part of a live module back as it was at a snapshot, in place,
+// three-way (fields edited after the damage are conflicts, kept unless --force), through the
+// restore journal (run the same command again to resume).
+
+import { EXIT_CODES, WbsyncError } from '../../domain/errors.js';
+import { rollback, type RollbackResult } from '../../restore/rollback.js';
+import type { FieldChange, RollbackKind } from '../../restore/rollback-plan.js';
+import { intFlag, listFlag, stringFlag } from '../args.js';
+import type { Command } from '../command.js';
+import { openClient, openDb } from '../open.js';
+import { createProgressLine, formatRestoreProgress } from '../progress.js';
+
+const usageHint = { hint: "see 'wbsync rollback --help'" };
+const show = (v: unknown): string => (v === null || v === undefined ? '(empty)' : JSON.stringify(v).slice(0, 80));
+
+function changeLine(c: FieldChange): string {
+  return `  ${c.entity} ${c.label} (${c.id}) ${c.field}: ${show(c.live)} → ${show(c.base)}`;
+}
+
+function lines(r: RollbackResult): string[] {
+  const out = [
+    `${r.dryRun ? 'would roll back' : 'rolled back'} module ${r.moduleName} (${r.moduleId}) to snapshot ${r.snapshot}${r.snapshotTakenAt ? ` (taken ${r.snapshotTakenAt})` : ''}${r.chosenBy === 'to' ? ', the newest complete one at or before --to' : ''}; the damage read from snapshot ${r.afterSnapshot}${r.resumed ? ' (resumed)' : ''}`,
+  ];
+  const writes = r.writes.filter((w) => !r.conflicts.includes(w));
+  out.push(`${r.dryRun ? 'writes' : 'put back'} (${writes.length}):`, ...writes.map(changeLine));
+  if (r.conflicts.length) {
+    out.push(`conflicts — edited after the damage, ${r.writes.some((w) => r.conflicts.includes(w)) ? 'overwritten (--force)' : 'kept (give --force to overwrite)'} (${r.conflicts.length}):`);
+    out.push(...r.conflicts.map((c) => `${changeLine(c)} (the damage left ${show(c.after)})`));
+  }
+  if (r.newRecords.length) out.push(`records created since the snapshot (${r.newRecords.length}, ${r.newRecords.some((n) => n.archived) ? 'archived' : 'kept; --kinds records archives them'}):`, ...r.newRecords.map((n) => `  ${n.name} (${n.id})`));
+  if (r.wouldTrigger.length) out.push('active recipes these writes may set off (give --pause-automations to pause them):', ...r.wouldTrigger.map((a) => `  ${a.name} (${a.scope}, on ${a.trigger})`));
+  if (r.pausedAutomations.length) out.push(`paused and re-activated ${r.pausedAutomations.length} recipe(s)`);
+  if (r.notRestored.length) out.push('not put back:', ...r.notRestored.map((n) => `  - ${n.entity} ${n.label} (${n.id}): ${n.reason}${n.value !== undefined ? ` — value ${JSON.stringify(n.value)}` : ''}`));
+  if (!r.dryRun) out.push(`${r.requests} requests in ${(r.durationMs / 1000).toFixed(1)} s`);
+  return out;
+}
+
+export const rollbackCommand: Command = {
+  name: 'rollback',
+  summary: 'put part of a live module back as it was at a snapshot, in place, keeping later edits',
+  usage:
+    'wbsync rollback --module ID (--to-snapshot N | --to TIME) [--column C]... [--record R]... [--collection C]...\n' +
+    '       [--kinds K,...] [--changed-by USER|automation] [--changed-between T1 T2] [--force] [--pause-automations] [--dry-run]',
+  description:
+    'Three-way, field by field: the snapshot (what to go back to), the state the damage left (the first\n' +
+    'snapshot after --changed-between, else the latest) and the service now. A field the damage changed\n' +
+    'and nobody touched since is put back; one edited since is a conflict, listed and kept unless\n' +
+    '--force; one already as it was is left alone. Puts back cell values (set, changed or cleared),\n' +
+    'record fields (name, collection, position, completion; archived records un-archived in place),\n' +
+    'column and collection fields, deleted columns and collections (recreated with new ids, their\n' +
+    'cells and records put back into them), amendments deleted since (posted again with the\n' +
+    'restore.attribution line, threads kept) and edited ones. Records created since are listed, and\n' +
+    'archived only when --kinds names records. Records deleted since: wbsync restore records.\n' +
+    'Scope: --column (id or name; its cells), --record (with its sub-records), --collection, --kinds\n' +
+    '(cells,records,columns,collections,amendments), and what the activity feed shows: --changed-by\n' +
+    'USER_ID|automation, --changed-between T1 T2. --dry-run lists every write (before → after), the\n' +
+    'conflicts and the recipes the writes could set off, and sends only GET requests. Exit 0 done, 5\n' +
+    'when conflicts were kept or a write was refused (listed), 6 when refused before writing (the\n' +
+    'module is gone, the snapshot does not hold it). Running the same command again resumes.',
+  examples: [
+    'wbsync rollback --module 65f0c0ffee0000000000bbbb --to 2026-11-24T09:00:00Z --column Status --dry-run',
+    'wbsync rollback --module 65f0c0ffee0000000000bbbb --to-snapshot 41 --changed-by automation --changed-between 2026-11-24T09:00:00Z 2026-11-24T10:00:00Z --pause-automations',
+    'wbsync rollback --module 65f0c0ffee0000000000bbbb --to-snapshot 41 --kinds columns,cells --json',
+  ],
+  positionals: [{ name: 'T2', description: 'the end of --changed-between T1 T2' }],
+  flags: [
+    { name: 'module', type: 'string', valueName: 'ID', description: 'the live module to roll back' },
+    { name: 'to-snapshot', type: 'number', valueName: 'N', description: 'go back to snapshot N' },
+    { name: 'to', type: 'string', valueName: 'TIME', description: 'go back to the newest complete snapshot finished at or before TIME' },
+    { name: 'column', type: 'list', valueName: 'ID|NAME', description: 'only this column and its cells (repeatable)' },
+    { name: 'record', type: 'list', valueName: 'ID', description: 'only this record, its sub-records, cells and notes (repeatable)' },
+    { name: 'collection', type: 'list', valueName: 'ID', description: 'only this collection and what is in it (repeatable)' },
+    { name: 'kinds', type: 'string', valueName: 'K,...', description: 'only these kinds: cells,records,columns,collections,amendments' },
+    { name: 'changed-by', type: 'string', valueName: 'USER|automation', description: 'only what the feed shows this user (or any automation) changed' },
+    { name: 'changed-between', type: 'string', valueName: 'T1 T2', description: 'only what the feed shows changed between T1 and T2' },
+    { name: 'force', type: 'boolean', description: 'also overwrite fields edited after the damage (conflicts)' },
+    { name: 'pause-automations', type: 'boolean', description: "pause the module's and the workspace's active recipes meanwhile" },
+    { name: 'dry-run', type: 'boolean', description: 'list the writes and conflicts, write nothing' },
+  ],
+  async run(ctx) {
+    const flags = ctx.args.flags;
+    const positionals = [...ctx.args.positionals];
+    const moduleId = stringFlag(flags, 'module');
+    if (!moduleId) throw new WbsyncError('usage', 'rollback needs --module ID', usageHint);
+    const t1 = stringFlag(flags, 'changed-between');
+    let changedBetween: [string, string] | undefined;
+    if (t1 !== undefined) {
+      const t2 = positionals.shift();
+      if (!t2) throw new WbsyncError('usage', '--changed-between takes two times: --changed-between T1 T2', usageHint);
+      changedBetween = [t1, t2];
+    }
+    if (positionals.length) throw new WbsyncError('usage', `rollback takes no argument '${positionals[0]}'`, usageHint);
+    const kinds = stringFlag(flags, 'kinds')?.split(',').map((k) => k.trim()).filter(Boolean) as RollbackKind[] | undefined;
+    const { config } = ctx.config();
+    const client = openClient(ctx);
+    const store = openDb(ctx);
+    const progress = createProgressLine(ctx.stderr, !ctx.json);
+    const started = Date.now();
+    try {
+      const r = await rollback(
+        { client, store, logger: ctx.logger() },
+        {
+          moduleId,
+          toSnapshot: intFlag(flags, 'to-snapshot', 'rollback'),
+          toTime: stringFlag(flags, 'to'),
+          columns: listFlag(flags, 'column'),
+          records: listFlag(flags, 'record'),
+          collections: listFlag(flags, 'collection'),
+          kinds,
+          changedBy: stringFlag(flags, 'changed-by'),
+          changedBetween,
+          force: flags['force'] === true,
+          pauseAutomations: flags['pause-automations'] === true,
+          dryRun: flags['dry-run'] === true,
+          attribution: config.restore.attribution,
+          signal: ctx.signal,
+          onProgress: (done, total) => progress.show(formatRestoreProgress(done, total, Date.now() - started), done >= total),
+        },
+      );
+      progress.done();
+      if (ctx.json) ctx.emit(r);
+      else ctx.say(lines(r).join('\n'));
+      const keptConflicts = r.conflicts.some((c) => !r.writes.includes(c));
+      return r.refused || keptConflicts || r.notRestored.length ? EXIT_CODES.partial : EXIT_CODES.ok;
+    } finally {
+      progress.done();
+      store.close();
+      await client.close();
+    }
+  },
+};

@@ -1,0 +1,44 @@
+// Appliers for writes into live objects (rollback): a cell's value put back or cleared, record,
+// column and collection fields put back, an edited note's text put back. Targets that the run
+// recreated resolve through the journal like any old id; live ones map onto themselves.
+
+import { isWbsyncError } from '../../domain/errors.js';
+import { resolveCell } from '../remap.js';
+import type { Appliers } from './types.js';
+
+export const inPlaceAppliers: Pick<Appliers, 'setCell' | 'clearCell' | 'updateRecord' | 'updateColumn' | 'updateCollection' | 'updateAmendment'> = {
+  setCell: {
+    finish: async (s, _, ctx) => {
+      await ctx.client.updateValue(ctx.resolve(s.target), { value: resolveCell(s.value, ctx.resolve) }, ctx.call);
+    },
+  },
+  clearCell: {
+    finish: async (s, _, ctx) => {
+      try {
+        await ctx.client.deleteValue(ctx.resolve(s.target), ctx.call);
+      } catch (e) {
+        if (!(isWbsyncError(e) && e.code === 'not_found')) throw e; // cleared by a run that crashed before noting it
+      }
+    },
+  },
+  updateRecord: {
+    finish: async (s, _, ctx) => {
+      await ctx.client.updateRecord(ctx.resolve(s.target), { ...s.body, ...(s.collection ? { collectionName: ctx.resolve(s.collection) } : {}) }, ctx.call);
+    },
+  },
+  updateColumn: {
+    finish: async (s, _, ctx) => {
+      await ctx.client.updateColumn(ctx.resolve(s.target), s.body, ctx.call);
+    },
+  },
+  updateCollection: {
+    finish: async (s, _, ctx) => {
+      await ctx.client.updateCollection(ctx.resolve(s.target), s.body, ctx.call);
+    },
+  },
+  updateAmendment: {
+    finish: async (s, _, ctx) => {
+      await ctx.client.updateAmendment(ctx.resolve(s.target), { message: s.message }, ctx.call);
+    },
+  },
+};

@@ -1,0 +1,239 @@
+// `wbsync rollback`: put part of a live module back as it was at a snapshot, in place. Refusals first
+// (reads only), then the three sides (snapshot, the state the damage left, live), the selection,
+// the plan (rollback-plan.ts) and — unless a dry run — the same journaled applier as restore module,
+// with the module's and the workspace's recipes paused around it when asked.
+
+import type { Automation } from '../domain/entities.js';
+import { WbsyncError } from '../domain/errors.js';
+import type { StateReader } from '../store/port.js';
+import { applyPlan } from './apply.js';
+import { RunJournal, latestRun, startRun } from './journal.js';
+import { pauseRecipeList, reactivateRecipes } from './pause.js';
+import type { NotRestored, Step } from './plan-steps.js';
+import { refuse, requireWritable, summarisePlan, type PlanSummary, type RestoreDeps } from './restore-module.js';
+import { ROLLBACK_KINDS, planRollback, type FieldChange, type RollbackKind, type RollbackSelection, type Touched } from './rollback-plan.js';
+import { treeFromLive, treeFromState } from './tree.js';
+
+export interface RollbackOptions {
+  moduleId: string;
+  /** The snapshot to go back to, or a time: the newest complete snapshot finished at or before it. */
+  toSnapshot?: number;
+  toTime?: string;
+  /** Column ids or names (cells of those columns, and the columns). */
+  columns?: string[];
+  records?: string[];
+  collections?: string[];
+  kinds?: RollbackKind[];
+  /** A user id, or 'automation': only what the feed shows that actor changed. */
+  changedBy?: string;
+  /** Only what the feed shows changed in this window; the damage is read from the first snapshot after it. */
+  changedBetween?: [string, string];
+  force?: boolean;
+  pauseAutomations?: boolean;
+  dryRun?: boolean;
+  attribution: string;
+  parallel?: number;
+  settleMs?: number;
+  signal?: AbortSignal;
+  onProgress?: (done: number, total: number) => void;
+}
+
+export interface RollbackResult {
+  moduleId: string;
+  moduleName: string;
+  /** The snapshot the module goes back to, and how it was picked. */
+  snapshot: number;
+  snapshotTakenAt: string | null;
+  chosenBy: 'to-snapshot' | 'to';
+  /** The snapshot read as "what the damage left". */
+  afterSnapshot: number;
+  dryRun: boolean;
+  runId: number | null;
+  resumed: boolean;
+  counts: Record<string, number>;
+  /** Fields put back (dry run: would be), live → snapshot value. */
+  writes: FieldChange[];
+  /** Fields edited after the damage: kept unless --force (then written too). */
+  conflicts: FieldChange[];
+  newRecords: { id: string; name: string; archived: boolean }[];
+  notRestored: NotRestored[];
+  refused: number;
+  /** Active recipes the planned writes could set off (when not paused). */
+  wouldTrigger: { id: string; name: string; scope: string; trigger: string }[];
+  pausedAutomations: string[];
+  plan?: PlanSummary;
+  requests: number;
+  durationMs: number;
+}
+
+function pickSnapshot(deps: RestoreDeps, opts: RollbackOptions): { id: number; chosenBy: 'to-snapshot' | 'to' } {
+  const holding = new Set(deps.store.snapshotsHolding('module', opts.moduleId));
+  if (opts.toSnapshot !== undefined) {
+    if (!holding.has(opts.toSnapshot)) {
+      throw refuse(`snapshot ${opts.toSnapshot} does not hold module ${opts.moduleId}`, holding.size ? `complete snapshots holding it: ${[...holding].join(', ')}` : 'no complete snapshot holds it', { snapshotsHolding: [...holding] });
+    }
+    return { id: opts.toSnapshot, chosenBy: 'to-snapshot' };
+  }
+  const at = Date.parse(opts.toTime ?? '');
+  if (!Number.isFinite(at)) throw new WbsyncError('usage', `--to wants a time (ISO 8601, e.g. 2026-11-24T09:00:00Z), got '${opts.toTime ?? ''}'`);
+  const fit = deps.store
+    .listSnapshots()
+    .filter((s) => s.status === 'complete' && holding.has(s.id) && s.finishedAt !== null && Date.parse(s.finishedAt) <= at)
+    .sort((a, b) => b.id - a.id)[0];
+  if (!fit) throw refuse(`no complete snapshot holding module ${opts.moduleId} finished at or before ${opts.toTime}`, "run 'wbsync snapshots' to see what was backed up", { snapshotsHolding: [...holding] });
+  return { id: fit.id, chosenBy: 'to' };
+}
+
+/** The snapshot that shows the damage: the first complete one after the window, else the latest. */
+function pickAfter(deps: RestoreDeps, base: number, moduleId: string, window?: [string, string]): number {
+  const holding = deps.store.snapshotsHolding('module', moduleId).filter((id) => id >= base);
+  const latest = holding[holding.length - 1] ?? base;
+  if (!window) return latest;
+  const end = Date.parse(window[1]);
+  const first = deps.store
+    .listSnapshots()
+    .filter((s) => s.status === 'complete' && holding.includes(s.id) && Date.parse(s.startedAt) >= end)
+    .sort((a, b) => a.id - b.id)[0];
+  return first?.id ?? latest;
+}
+
+/** What the feed shows changed in the module, in the window, by the actor. */
+function touchedByFeed(state: StateReader, workspaceId: string, moduleId: string, by?: string, window?: [string, string]): Touched {
+  const from = window ? Date.parse(window[0]) : -Infinity;
+  const to = window ? Date.parse(window[1]) : Infinity;
+  const out = { records: new Set<string>(), columns: new Set<string>(), collections: new Set<string>(), cells: new Set<string>() };
+  for (const a of state.activity(workspaceId)) {
+    if (a.moduleId !== moduleId) continue;
+    const t = Date.parse(a.createdAt);
+    if (t < from || t > to) continue;
+    if (by === 'automation' ? a.automationId === null : by !== undefined && (a.userId !== by || a.automationId !== null)) continue;
+    if (a.recordId) out.records.add(a.recordId);
+    if (a.recordId && a.columnId) out.cells.add(`${a.recordId}|${a.columnId}`);
+    if (!a.recordId && a.columnId) out.columns.add(a.columnId);
+    if (!a.recordId && a.collectionId) out.collections.add(a.collectionId);
+  }
+  return out;
+}
+
+/** Trigger types the plan's writes may fire, for the dry run's warning. */
+function triggersOf(steps: Step[]): Set<string> {
+  const out = new Set<string>();
+  for (const s of steps) {
+    if (s.op === 'setCell' || s.op === 'createCell' || s.op === 'clearCell') ['column_changed', 'column_changed_to', 'subrecord_column_changed', 'subrecord_column_changed_to'].forEach((t) => out.add(t));
+    if (s.op === 'updateRecord') {
+      if (s.body.name !== undefined) out.add('record_renamed');
+      if (s.collection !== undefined) out.add('record_moved');
+      if (s.body.isCompleted !== undefined) ['record_completed', 'record_uncompleted', 'subrecord_completed', 'all_subrecords_completed'].forEach((t) => out.add(t));
+      if (s.body.isArchived !== undefined) out.add('record_archived');
+    }
+    if (s.op === 'archiveRecord') out.add('record_archived');
+    if (s.op === 'createAmendment') out.add('amendment_posted');
+  }
+  return out;
+}
+
+export async function rollback(deps: RestoreDeps, opts: RollbackOptions): Promise<RollbackResult> {
+  const { client, store } = deps;
+  const started = Date.now();
+  const stats0 = client.stats().requests;
+  if ((opts.toSnapshot === undefined) === (opts.toTime === undefined)) throw new WbsyncError('usage', 'rollback needs exactly one of --to-snapshot N or --to TIME');
+  for (const k of opts.kinds ?? []) {
+    if (!(ROLLBACK_KINDS as readonly string[]).includes(k)) throw new WbsyncError('usage', `--kinds: unknown kind '${k}'`, { hint: `kinds are ${ROLLBACK_KINDS.join(', ')}` });
+  }
+  if (opts.changedBetween && !(Date.parse(opts.changedBetween[0]) <= Date.parse(opts.changedBetween[1]))) {
+    throw new WbsyncError('usage', `--changed-between wants two times, the earlier first (got ${opts.changedBetween.join(' ')})`);
+  }
+  const chosen = pickSnapshot(deps, opts);
+  const baseState = store.stateAt(chosen.id)!;
+  const base = treeFromState(baseState, opts.moduleId)!;
+  const ws = base.module.workspaceId;
+  const liveModule = (await client.listModules(ws)).find((m) => m.id === opts.moduleId);
+  if (!liveModule) throw refuse(`module ${opts.moduleId} (${base.module.name}) is gone`, `rollback works in place on a live module: bring it back with 'wbsync restore module ${opts.moduleId}'`);
+  await requireWritable(client, ws);
+
+  const afterId = pickAfter(deps, chosen.id, opts.moduleId, opts.changedBetween);
+  const latestState = store.stateAt()!;
+  const after = treeFromState(store.stateAt(afterId)!, opts.moduleId) ?? base;
+  const live = await treeFromLive(client, liveModule, latestState, null);
+
+  const names = new Map<string, string>();
+  for (const c of [...base.columns, ...live.columns]) if (!names.has(c.name)) names.set(c.name, c.id);
+  const ids = new Set([...base.columns, ...live.columns].map((c) => c.id));
+  const columns = opts.columns?.length
+    ? new Set(
+        opts.columns.map((x) => {
+          if (ids.has(x)) return x;
+          const id = names.get(x);
+          if (!id) throw new WbsyncError('usage', `--column '${x}': no column of module ${base.module.name} has that id or name`, { hint: 'name a column as the snapshot or the service has it' });
+          return id;
+        }),
+      )
+    : null;
+  const selection: RollbackSelection = {
+    kinds: new Set(opts.kinds?.length ? opts.kinds : ROLLBACK_KINDS),
+    kindsNamed: !!opts.kinds?.length,
+    columns,
+    records: opts.records?.length ? new Set(opts.records) : null,
+    collections: opts.collections?.length ? new Set(opts.collections) : null,
+    touched: opts.changedBy || opts.changedBetween ? touchedByFeed(latestState, ws, opts.moduleId, opts.changedBy, opts.changedBetween) : null,
+  };
+  const userNames = new Map(latestState.members(ws).map((m) => [m.userId, [m.firstName, m.lastName].filter(Boolean).join(' ') || m.email || m.userId]));
+  const planned = planRollback({ base, after, live, selection, force: opts.force === true, workspaceId: ws, attribution: opts.attribution, userNames });
+  const steps = planned.plan.phases.flatMap((p) => p.steps);
+  const fired = triggersOf(steps);
+  const recipes: Automation[] = [...live.automations, ...(await client.listWorkspaceAutomations(ws))].filter((a) => a.isActive);
+  const wouldTrigger = recipes.filter((a) => fired.has(String(a.trigger['type']))).map((a) => ({ id: a.id, name: a.name, scope: a.scope, trigger: String(a.trigger['type']) }));
+  const baseResult = {
+    moduleId: opts.moduleId,
+    moduleName: liveModule.name,
+    snapshot: chosen.id,
+    snapshotTakenAt: store.listSnapshots().find((s) => s.id === chosen.id)?.finishedAt ?? null,
+    chosenBy: chosen.chosenBy,
+    afterSnapshot: afterId,
+    counts: planned.counts,
+    writes: planned.writes,
+    conflicts: planned.conflicts,
+    newRecords: planned.newRecords,
+    wouldTrigger: opts.pauseAutomations ? [] : wouldTrigger,
+  };
+  if (opts.dryRun) {
+    return { ...baseResult, dryRun: true, runId: null, resumed: false, notRestored: planned.plan.notRestored, refused: 0, pausedAutomations: [], plan: summarisePlan(planned.plan), requests: client.stats().requests - stats0, durationMs: Date.now() - started };
+  }
+
+  const runKey = JSON.stringify(['rollback', chosen.id, opts.moduleId, [...selection.kinds].sort(), [...(columns ?? [])].sort(), [...(selection.records ?? [])].sort(), [...(selection.collections ?? [])].sort(), opts.changedBy ?? null, opts.changedBetween ?? null, opts.force === true]);
+  const previous = latestRun(store.db, runKey);
+  const resumed = previous !== null && previous.status !== 'complete';
+  const run = resumed ? previous : startRun(store.db, { kind: 'rollback', runKey, snapshotId: chosen.id, sourceIds: [opts.moduleId], targetWorkspaceId: ws, options: { force: opts.force === true, pauseAutomations: opts.pauseAutomations === true } }, new Date().toISOString());
+  const journal = new RunJournal(store.db, run);
+  if (resumed) journal.reopen();
+  // Live objects keep their ids: each one the plan names maps onto itself.
+  journal.sameAll([[opts.moduleId, 'module'], ...planned.liveIds]);
+  const settle = (): Promise<void> => new Promise((r) => setTimeout(r, opts.settleMs ?? 250));
+
+  let paused: string[] = [];
+  try {
+    if (opts.pauseAutomations) paused = await pauseRecipeList(client, journal, recipes);
+    const res = await applyPlan(planned.plan, { client, journal, parallel: opts.parallel, signal: opts.signal, onProgress: opts.onProgress });
+    if (journal.pausedAutomations().some((p) => p.state === 'paused')) await settle();
+    await reactivateRecipes(client, journal);
+    const notRestored = [...planned.plan.notRestored, ...res.refused];
+    const result: RollbackResult = {
+      ...baseResult,
+      dryRun: false,
+      runId: run.id,
+      resumed,
+      notRestored,
+      refused: res.refused.length,
+      pausedAutomations: paused,
+      requests: client.stats().requests - stats0,
+      durationMs: Date.now() - started,
+    };
+    journal.finish('complete', { counts: result.counts, conflicts: result.conflicts.length, notRestored, refused: result.refused, requests: result.requests });
+    deps.logger?.info({ moduleId: opts.moduleId, snapshot: chosen.id, writes: result.writes.length, conflicts: result.conflicts.length, requests: result.requests }, 'module rolled back');
+    return result;
+  } catch (e) {
+    await reactivateRecipes(client, journal).catch((inner: unknown) => deps.logger?.warn({ err: String(inner) }, 'could not re-activate paused recipes: the next run of this command will'));
+    journal.finish('failed', { error: e instanceof Error ? e.message : String(e) });
+    throw e;
+  }
+}
