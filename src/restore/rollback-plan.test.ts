@@ -68,6 +68,12 @@ describe('planRollback', () => {
     expect(p.counts.columnsRecreated).toBe(1);
   });
 
+  it('leaves alone the cells of a column made since (a copy recreated by an earlier, interrupted run too)', () => {
+    const base = tree();
+    const live = tree({ columns: [...tree().columns, col('k-new', 'Added later')], cells: [...tree().cells, cell('v9', 'r1', 'k-new', 'x')] });
+    expect(allSteps(plan(base, live, live, { force: true }).plan)).toEqual([]);
+  });
+
   it('reposts a deleted thread (parent before reply) with the attribution line; an edited note gets its text back', () => {
     const base = tree();
     const live = tree({ amendments: [] });

@@ -254,10 +254,13 @@ export function planRollback(input: RollbackInput): RollbackPlan {
   const afterCells = cellsByKey(after.cells);
   const liveCells = cellsByKey(live.cells);
   const columnOf = new Map([...base.columns, ...live.columns].map((c) => [c.id, c]));
+  const baseColumnIds = new Set(base.columns.map((c) => c.id));
   for (const key of new Set([...baseCells.keys(), ...liveCells.keys()])) {
     const b = baseCells.get(key);
     const l = liveCells.get(key);
     const [recordId, columnId] = key.split('|') as [string, string];
+    // a column made since the snapshot (a recreated copy included, on a resumed run) is not ours
+    if (!baseColumnIds.has(columnId)) continue;
     const inRecreated = recreatedColumns.has(columnId);
     if (!inRecreated && !cellSelected(recordId, columnId)) continue;
     const rec = liveRecords.get(recordId);
