@@ -97,8 +97,12 @@ describe('planRollback', () => {
   it('follows the feed: only what it shows changed is put back', () => {
     const base = tree();
     const damaged = tree({ cells: [cell('v1', 'r1', 'k-status', 'Stuck'), cell('v2', 'r2', 'k-status', 'Stuck'), cell('v3', 'r1', 'k-text', 'hello')] });
-    const touched = { records: new Set(['r2']), columns: new Set<string>(), collections: new Set<string>(), cells: new Set(['r2|k-status']) };
+    const touched = { records: new Set(['r2']), recordFields: new Map(), columns: new Set<string>(), collections: new Set<string>(), cells: new Set(['r2|k-status']) };
     expect(ops(allSteps(plan(base, damaged, damaged, { selection: { ...all, touched } }).plan))).toEqual(['setCell:v2']);
+    // per field: the feed shows the rename, not the completion a person made
+    const renamed = tree({ records: [rec('r1', 'Renamed', { isCompleted: true }), rec('r2', 'Beta', { position: 1 }), rec('s1', 'Step', { parentRecordId: 'r1' })] });
+    const byFeed = { ...touched, records: new Set(['r1']), recordFields: new Map([['r1', new Set(['name'])]]), cells: new Set<string>() };
+    expect(allSteps(plan(base, renamed, renamed, { selection: { ...all, touched: byFeed } }).plan)).toEqual([expect.objectContaining({ op: 'updateRecord', target: 'r1', body: { name: 'Alpha' } })]);
   });
 
   it('recreates a deleted collection and moves its records back into the copy', () => {
@@ -106,7 +110,7 @@ describe('planRollback', () => {
     const live = tree({ collections: [coll('c2', 'Done', 1)] });
     const p = plan(base, live, live, { selection: { ...all, kinds: new Set(['collections']) } });
     const steps = allSteps(p.plan);
-    expect(ops(steps)).toEqual(['createCollection:c1', 'updateRecord:r1', 'updateRecord:r2']);
+    expect(ops(steps)).toEqual(['createCollection:c1', 'updateRecord:r1', 'updateRecord:r2', 'updateRecord:s1']); // the sub-record carried c1 too
     expect(steps[1]).toMatchObject({ collection: 'c1', body: {} });
   });
 });

@@ -17,7 +17,10 @@ export type RollbackKind = (typeof ROLLBACK_KINDS)[number];
 
 /** What the feed says was changed (in a window, by an actor): the ids its rows name. */
 export interface Touched {
+  /** Records any row names (their notes are selected through these). */
   records: ReadonlySet<string>;
+  /** Record fields the rows changed, per record (name, collectionId, position, isCompleted, isArchived). */
+  recordFields: ReadonlyMap<string, ReadonlySet<string>>;
   columns: ReadonlySet<string>;
   collections: ReadonlySet<string>;
   /** `${recordId}|${columnId}` of cell writes. */
@@ -55,6 +58,9 @@ export interface FieldChange {
   live: unknown;
   base: unknown;
   after: unknown;
+  /** A conflict the damage snapshot does not show either (after = base): edited after the latest
+   * snapshot — or damage the feed did not show (note edits on the deployed service) */
+  unseen?: true;
 }
 
 export interface RollbackPlan {
@@ -111,6 +117,7 @@ export function planRollback(input: RollbackInput): RollbackPlan {
     const v = threeWay(change.base, change.after, change.live);
     if (v === 'same') return false;
     if (v === 'conflict') {
+      if (canon(change.after ?? null) === canon(change.base ?? null)) change.unseen = true;
       conflicts.push(change);
       if (!force) return false;
     }
@@ -131,6 +138,8 @@ export function planRollback(input: RollbackInput): RollbackPlan {
   };
   const recordSelected = (id: string): boolean =>
     sel.kinds.has('records') && inRecords(id) && inCollections(id) && !sel.columns && (!sel.touched || sel.touched.records.has(id));
+  /** With a feed selection, only the fields its rows changed (a person's other edits stay). */
+  const fieldSelected = (id: string, field: string): boolean => !sel.touched || sel.touched.recordFields.get(id)?.has(field) === true;
   const cellSelected = (recordId: string, columnId: string): boolean =>
     sel.kinds.has('cells') && inRecords(recordId) && inCollections(recordId) && (!sel.columns || sel.columns.has(columnId)) && (!sel.touched || sel.touched.cells.has(`${recordId}|${columnId}`));
   const columnSelected = (id: string): boolean => sel.kinds.has('columns') && !sel.records && !sel.collections && (!sel.columns || sel.columns.has(id)) && (!sel.touched || sel.touched.columns.has(id));
@@ -209,7 +218,7 @@ export function planRollback(input: RollbackInput): RollbackPlan {
   // goes back into the copy
   for (const r of base.records) {
     const now = liveRecords.get(r.id);
-    const movedOut = r.collectionId !== null && recreated.has(r.collectionId) && r.parentRecordId === null;
+    const movedOut = r.collectionId !== null && recreated.has(r.collectionId);
     if (!recordSelected(r.id) && !movedOut) continue;
     if (!now) {
       notRestored.push({ entity: r.parentRecordId ? 'subrecord' : 'record', id: r.id, label: recordLabel(r), reason: `deleted since the snapshot: bring it back with 'wbsync restore records ${r.id}'` });
@@ -220,9 +229,9 @@ export function planRollback(input: RollbackInput): RollbackPlan {
     let collection: string | undefined;
     if (recordSelected(r.id)) {
       for (const f of ['name', 'position', 'isCompleted', 'isArchived'] as const) {
-        if (decide({ entity: 'record', id: r.id, label: recordLabel(r), field: f, live: now[f], base: r[f], after: was?.[f] ?? null })) body[f] = r[f];
+        if (fieldSelected(r.id, f) && decide({ entity: 'record', id: r.id, label: recordLabel(r), field: f, live: now[f], base: r[f], after: was?.[f] ?? null })) body[f] = r[f];
       }
-      if (!movedOut && r.collectionId && decide({ entity: 'record', id: r.id, label: recordLabel(r), field: 'collectionId', live: now.collectionId, base: r.collectionId, after: was?.collectionId ?? null })) {
+      if (!movedOut && r.collectionId && fieldSelected(r.id, 'collectionId') && decide({ entity: 'record', id: r.id, label: recordLabel(r), field: 'collectionId', live: now.collectionId, base: r.collectionId, after: was?.collectionId ?? null })) {
         if (liveCollections.has(r.collectionId)) collection = r.collectionId;
         else notRestored.push({ entity: 'record', id: r.id, label: recordLabel(r), reason: `its collection ${r.collectionId} is gone: include it (--kinds collections) to recreate it` });
       }

@@ -3,8 +3,8 @@
 // the plan (rollback-plan.ts) and — unless a dry run — the same journaled applier as restore module,
 // with the module's and the workspace's recipes paused around it when asked.
 
-import type { Automation } from '../domain/entities.js';
-import { WbsyncError } from '../domain/errors.js';
+import type { Automation, Cell } from '../domain/entities.js';
+import { WbsyncError, isWbsyncError } from '../domain/errors.js';
 import type { StateReader } from '../store/port.js';
 import { applyPlan } from './apply.js';
 import { RunJournal, latestRun, startRun } from './journal.js';
@@ -12,7 +12,7 @@ import { pauseRecipeList, reactivateRecipes } from './pause.js';
 import type { NotRestored, Step } from './plan-steps.js';
 import { refuse, requireWritable, summarisePlan, type PlanSummary, type RestoreDeps } from './restore-module.js';
 import { ROLLBACK_KINDS, planRollback, type FieldChange, type RollbackKind, type RollbackSelection, type Touched } from './rollback-plan.js';
-import { treeFromLive, treeFromState } from './tree.js';
+import { treeFromLive, treeFromState, type ModuleTree } from './tree.js';
 
 export interface RollbackOptions {
   moduleId: string;
@@ -58,9 +58,13 @@ export interface RollbackResult {
   newRecords: { id: string; name: string; archived: boolean }[];
   notRestored: NotRestored[];
   refused: number;
+  /** Objects found by a lookup after an unknown outcome (a resumed run) instead of made again. */
+  foundByLookup: number;
   /** Active recipes the planned writes could set off (when not paused). */
   wouldTrigger: { id: string; name: string; scope: string; trigger: string }[];
   pausedAutomations: string[];
+  /** Things to know before trusting the result (e.g. the database has not seen the latest changes). */
+  warnings: string[];
   plan?: PlanSummary;
   requests: number;
   durationMs: number;
@@ -86,7 +90,7 @@ function pickSnapshot(deps: RestoreDeps, opts: RollbackOptions): { id: number; c
 
 /** The snapshot that shows the damage: the first complete one after the window, else the latest. */
 function pickAfter(deps: RestoreDeps, base: number, moduleId: string, window?: [string, string]): number {
-  const holding = deps.store.snapshotsHolding('module', moduleId).filter((id) => id >= base);
+  const holding = deps.store.snapshotsHolding('module', moduleId).filter((id) => id > base);
   const latest = holding[holding.length - 1] ?? base;
   if (!window) return latest;
   const end = Date.parse(window[1]);
@@ -97,11 +101,24 @@ function pickAfter(deps: RestoreDeps, base: number, moduleId: string, window?: [
   return first?.id ?? latest;
 }
 
+/** The record field each feed action changes; an action not listed may have changed any. */
+const FIELD_OF_ACTION: Record<string, string> = {
+  record_updated: 'name',
+  record_moved: 'collectionId',
+  record_reordered: 'position',
+  record_completed: 'isCompleted',
+  record_uncompleted: 'isCompleted',
+  record_archived: 'isArchived',
+  record_restored: 'isArchived',
+  record_deleted: 'isArchived',
+};
+const RECORD_FIELDS = ['name', 'collectionId', 'position', 'isCompleted', 'isArchived'];
+
 /** What the feed shows changed in the module, in the window, by the actor. */
 function touchedByFeed(state: StateReader, workspaceId: string, moduleId: string, by?: string, window?: [string, string]): Touched {
   const from = window ? Date.parse(window[0]) : -Infinity;
   const to = window ? Date.parse(window[1]) : Infinity;
-  const out = { records: new Set<string>(), columns: new Set<string>(), collections: new Set<string>(), cells: new Set<string>() };
+  const out = { records: new Set<string>(), recordFields: new Map<string, Set<string>>(), columns: new Set<string>(), collections: new Set<string>(), cells: new Set<string>() };
   for (const a of state.activity(workspaceId)) {
     if (a.moduleId !== moduleId) continue;
     const t = Date.parse(a.createdAt);
@@ -109,10 +126,45 @@ function touchedByFeed(state: StateReader, workspaceId: string, moduleId: string
     if (by === 'automation' ? a.automationId === null : by !== undefined && (a.userId !== by || a.automationId !== null)) continue;
     if (a.recordId) out.records.add(a.recordId);
     if (a.recordId && a.columnId) out.cells.add(`${a.recordId}|${a.columnId}`);
+    if (a.recordId && !a.columnId && a.action.startsWith('record_')) {
+      const fields = out.recordFields.get(a.recordId) ?? new Set<string>();
+      const f = FIELD_OF_ACTION[a.action];
+      for (const x of f ? [f] : RECORD_FIELDS) fields.add(x);
+      out.recordFields.set(a.recordId, fields);
+    }
     if (!a.recordId && a.columnId) out.columns.add(a.columnId);
     if (!a.recordId && a.collectionId) out.collections.add(a.collectionId);
   }
   return out;
+}
+
+/**
+ * Records of collections deleted since: the deployed service keeps them (deletes do not cascade),
+ * unreachable through any listing but still answering by id. Each that answers joins the live tree
+ * with its cells and notes (as the service has them) and the fields it had at the snapshot — nobody
+ * can have edited it since, nothing lists it — so the plan moves it back into the recreated copy.
+ */
+async function addStranded(client: RestoreDeps['client'], base: ModuleTree, live: ModuleTree): Promise<number> {
+  const liveCollections = new Set(live.collections.map((c) => c.id));
+  const liveRecords = new Set(live.records.map((r) => r.id));
+  const tops = base.records.filter((r) => r.parentRecordId === null && r.collectionId !== null && !liveCollections.has(r.collectionId) && !liveRecords.has(r.id));
+  const topIds = new Set(tops.map((r) => r.id));
+  const stranded = [...tops, ...base.records.filter((r) => r.parentRecordId !== null && topIds.has(r.parentRecordId) && !liveRecords.has(r.id))];
+  let found = 0;
+  for (const r of stranded) {
+    let cells: Cell[];
+    try {
+      cells = await client.listValues(r.id);
+    } catch (e) {
+      if (isWbsyncError(e) && e.code === 'not_found') continue;
+      throw e;
+    }
+    live.records.push(r);
+    live.cells.push(...cells);
+    live.amendments.push(...(await client.listAmendments(r.id)));
+    found += 1;
+  }
+  return found;
 }
 
 /** Trigger types the plan's writes may fire, for the dry run's warning. */
@@ -155,6 +207,7 @@ export async function rollback(deps: RestoreDeps, opts: RollbackOptions): Promis
   const latestState = store.stateAt()!;
   const after = treeFromState(store.stateAt(afterId)!, opts.moduleId) ?? base;
   const live = await treeFromLive(client, liveModule, latestState, null);
+  await addStranded(client, base, live);
 
   const names = new Map<string, string>();
   for (const c of [...base.columns, ...live.columns]) if (!names.has(c.name)) names.set(c.name, c.id);
@@ -183,7 +236,13 @@ export async function rollback(deps: RestoreDeps, opts: RollbackOptions): Promis
   const fired = triggersOf(steps);
   const recipes: Automation[] = [...live.automations, ...(await client.listWorkspaceAutomations(ws))].filter((a) => a.isActive);
   const wouldTrigger = recipes.filter((a) => fired.has(String(a.trigger['type']))).map((a) => ({ id: a.id, name: a.name, scope: a.scope, trigger: String(a.trigger['type']) }));
+  const warnings: string[] = [];
+  const afterInfo = store.listSnapshots().find((s) => s.id === afterId);
+  if (afterInfo && liveModule.updatedAt && Date.parse(liveModule.updatedAt) > Date.parse(afterInfo.startedAt) && !opts.changedBetween) {
+    warnings.push(`module ${liveModule.name} changed after snapshot ${afterId} (the latest): changes the database has not seen count as edits made after the damage (conflicts) — run 'wbsync sync' first if the damage is that recent`);
+  }
   const baseResult = {
+    warnings,
     moduleId: opts.moduleId,
     moduleName: liveModule.name,
     snapshot: chosen.id,
@@ -197,7 +256,7 @@ export async function rollback(deps: RestoreDeps, opts: RollbackOptions): Promis
     wouldTrigger: opts.pauseAutomations ? [] : wouldTrigger,
   };
   if (opts.dryRun) {
-    return { ...baseResult, dryRun: true, runId: null, resumed: false, notRestored: planned.plan.notRestored, refused: 0, pausedAutomations: [], plan: summarisePlan(planned.plan), requests: client.stats().requests - stats0, durationMs: Date.now() - started };
+    return { ...baseResult, dryRun: true, runId: null, resumed: false, notRestored: planned.plan.notRestored, refused: 0, foundByLookup: 0, pausedAutomations: [], plan: summarisePlan(planned.plan), requests: client.stats().requests - stats0, durationMs: Date.now() - started };
   }
 
   const runKey = JSON.stringify(['rollback', chosen.id, opts.moduleId, [...selection.kinds].sort(), [...(columns ?? [])].sort(), [...(selection.records ?? [])].sort(), [...(selection.collections ?? [])].sort(), opts.changedBy ?? null, opts.changedBetween ?? null, opts.force === true]);
@@ -224,6 +283,7 @@ export async function rollback(deps: RestoreDeps, opts: RollbackOptions): Promis
       resumed,
       notRestored,
       refused: res.refused.length,
+      foundByLookup: res.foundByLookup,
       pausedAutomations: paused,
       requests: client.stats().requests - stats0,
       durationMs: Date.now() - started,

@@ -25,12 +25,16 @@ function lines(r: RollbackResult): string[] {
   out.push(`${r.dryRun ? 'writes' : 'put back'} (${writes.length}):`, ...writes.map(changeLine));
   if (r.conflicts.length) {
     out.push(`conflicts — edited after the damage, ${r.writes.some((w) => r.conflicts.includes(w)) ? 'overwritten (--force)' : 'kept (give --force to overwrite)'} (${r.conflicts.length}):`);
-    out.push(...r.conflicts.map((c) => `${changeLine(c)} (the damage left ${show(c.after)})`));
+    out.push(...r.conflicts.map((c) => `${changeLine(c)} (${c.unseen ? 'not seen by any snapshot' : `the damage left ${show(c.after)}`})`));
+    if (r.conflicts.some((c) => c.unseen)) {
+      out.push("  (not seen by any snapshot: changed after the latest one. If that is the damage, sync and run again — 'wbsync sync --full' for note edits on the deployed service)");
+    }
   }
   if (r.newRecords.length) out.push(`records created since the snapshot (${r.newRecords.length}, ${r.newRecords.some((n) => n.archived) ? 'archived' : 'kept; --kinds records archives them'}):`, ...r.newRecords.map((n) => `  ${n.name} (${n.id})`));
   if (r.wouldTrigger.length) out.push('active recipes these writes may set off (give --pause-automations to pause them):', ...r.wouldTrigger.map((a) => `  ${a.name} (${a.scope}, on ${a.trigger})`));
   if (r.pausedAutomations.length) out.push(`paused and re-activated ${r.pausedAutomations.length} recipe(s)`);
   if (r.notRestored.length) out.push('not put back:', ...r.notRestored.map((n) => `  - ${n.entity} ${n.label} (${n.id}): ${n.reason}${n.value !== undefined ? ` — value ${JSON.stringify(n.value)}` : ''}`));
+  for (const w of r.warnings) out.push(`warning: ${w}`);
   if (!r.dryRun) out.push(`${r.requests} requests in ${(r.durationMs / 1000).toFixed(1)} s`);
   return out;
 }
