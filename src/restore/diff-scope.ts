@@ -9,7 +9,9 @@ import type { Automation, Member, Module } from '../domain/entities.js';
 import { WbsyncError } from '../domain/errors.js';
 import type { StateReader, Store } from '../store/port.js';
 import { canon, diffModuleTrees, type DiffOptions, type EntityDiff, type ModuleDiff } from './diff.js';
-import { restoredIdMap, restoredModules } from './journal.js';
+import { filterEntries, type DiffSelection } from './diff-filter.js';
+import { restoredIdMap, restoredModules, rolledBackIdMap } from './journal.js';
+import type { RollbackKind } from './rollback-plan.js';
 import { readGrantsLive, treeFromLive, treeFromState, type ModuleTree } from './tree.js';
 
 export interface DiffScopeOptions {
@@ -22,6 +24,8 @@ export interface DiffScopeOptions {
   restoredAs?: string;
   /** config.restore.attribution, stripped from restored amendments. */
   attribution: string;
+  /** With moduleId: only these parts (a rollback's selection); column names allowed. */
+  selection?: { kinds?: RollbackKind[]; columns?: string[]; records?: string[]; collections?: string[] };
 }
 
 export interface WorkspaceDiff {
@@ -92,6 +96,25 @@ function compareById<T>(entity: EntityDiff['entity'], a: T[], b: T[], id: (x: T)
   return out;
 }
 
+/** Flags to ids: column names are looked up in both trees. */
+function selectionOf(s: NonNullable<DiffScopeOptions['selection']>, a: ModuleTree, b: ModuleTree): DiffSelection {
+  const byName = new Map([...b.columns, ...a.columns].map((c) => [c.name, c.id]));
+  const ids = new Set([...a.columns, ...b.columns].map((c) => c.id));
+  const set = (xs: string[] | undefined): Set<string> | null => (xs?.length ? new Set(xs) : null);
+  const columns = s.columns?.length
+    ? new Set(
+        s.columns.map((x) => {
+          if (ids.has(x) || !byName.has(x)) {
+            if (!ids.has(x)) throw new WbsyncError('usage', `--column '${x}': no column of module ${a.module.name} has that id or name`);
+            return x;
+          }
+          return byName.get(x)!;
+        }),
+      )
+    : null;
+  return { kinds: s.kinds?.length ? new Set(s.kinds) : null, columns, records: set(s.records), collections: set(s.collections) };
+}
+
 export async function runDiff(deps: { client?: ServiceClient; store: Store }, opts: DiffScopeOptions): Promise<DiffReport> {
   const { store } = deps;
   const snapshot = opts.snapshotId ?? store.latestCompleteSnapshot();
@@ -146,7 +169,13 @@ export async function runDiff(deps: { client?: ServiceClient; store: Store }, op
         continue;
       }
       pairedB.add(target.id);
-      const d = diffModuleTrees(await a.tree(am, ws), await b.tree(target, ws), opt);
+      // objects a rollback recreated with new ids pair with the snapshot's (notes it re-posted
+      // carry the attribution line and the restorer as author)
+      const rolled = isLive && opt.matchBy === 'id' ? rolledBackIdMap(store.db, am.id) : new Map<string, string>();
+      if (rolled.size) opt = { ...opt, idMap: rolled, acrossRestore: true, attribution: opts.attribution };
+      const [aTree, bTree] = [await a.tree(am, ws), await b.tree(target, ws)];
+      const d = diffModuleTrees(aTree, bTree, opt);
+      if (opts.selection) d.entries = filterEntries(d.entries, aTree, bTree, opt.idMap ?? new Map(), selectionOf(opts.selection, aTree, bTree));
       report.modules.push(d);
       report.differences += d.entries.length;
     }

@@ -245,6 +245,16 @@ export function idMapOf(db: Database.Database, runId: number): Map<string, strin
   return new Map(rows.map((r) => [r.old_id, r.new_id]));
 }
 
+/** Objects that rollbacks of a module recreated with new ids (old → new), oldest run first. */
+export function rolledBackIdMap(db: Database.Database, moduleId: string): Map<string, string> {
+  const out = new Map<string, string>();
+  for (const r of listRuns(db).reverse()) {
+    if (r.kind !== 'rollback' || r.status !== 'complete' || r.sourceIds[0] !== moduleId) continue;
+    for (const [o, n] of idMapOf(db, r.id)) if (o !== n) out.set(o, n);
+  }
+  return out;
+}
+
 /** Old → new ids of every complete module run whose copy is among `liveModuleIds`. */
 export function restoredIdMap(db: Database.Database, liveModuleIds: ReadonlySet<string>): Map<string, string> {
   const out = new Map<string, string>();

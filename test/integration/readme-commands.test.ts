@@ -150,8 +150,8 @@ describe('the README’s command lines', () => {
       },
     },
     {
-      line: 'wbsync diff --module ID --snapshot N',
-      check: async () => expect([0, 1]).toContain((await run(env, `wbsync diff --module ${env.moduleId} --snapshot 1`)).status),
+      line: 'wbsync diff --module ID --snapshot N --column Stage',
+      check: async () => expect([0, 1]).toContain((await run(env, `wbsync diff --module ${env.moduleId} --snapshot 1 --column Stage`)).status),
     },
     { line: 'wbsync restore module ID --pause-automations', check: async () => expect((await run(env, `wbsync restore module ${env.deletedModuleId} --pause-automations`)).status).toBe(0) },
     {

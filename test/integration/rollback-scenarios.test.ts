@@ -10,7 +10,9 @@ import type { FieldChange } from '../../src/restore/rollback-plan.js';
 import { api, dumpOf } from '../helpers/harness.js';
 import { checkDeclared, compareModules, formatDifferences, invertIdMap, readModule, type ModuleView } from '../helpers/module-snapshot.js';
 import { idMapOf } from '../../src/restore/journal.js';
+import { runDiff } from '../../src/restore/diff-scope.js';
 import {
+  ATTRIBUTION,
   attributed,
   board,
   call,
@@ -145,6 +147,11 @@ describe.each(['spec', 'observed'] as Dialect[])('rollback scenarios (%s dialect
       expectRecord(expected, massive, { name: 'Massive Dynamic AG' });
       expectCellValue(expected, cyberdyne, dealValue, '123456');
       expect(await differencesFrom(b, expected, r.runId)).toEqual([]);
+
+      // diff afterwards, limited to what a rollback of cells and records touches: only the conflicts
+      const report = await runDiff({ client: h.client, store: h.store }, { moduleId: b.mod, snapshotId: b.s1, attribution: ATTRIBUTION, selection: { kinds: ['cells', 'records'] } });
+      const left = report.modules.flatMap((m) => m.entries);
+      expect(left.map((e) => e.id).sort()).toEqual(r.conflicts.map((c: { id: string }) => c.id).sort());
     });
   });
 
@@ -186,6 +193,11 @@ describe.each(['spec', 'observed'] as Dialect[])('rollback scenarios (%s dialect
       expectCellValue(expected, hooli, notes, 'Follow up in May');
       expectColumn(expected, phone, { width: 260 });
       expect(await differencesFrom(b, expected, r.runId)).toEqual([]);
+
+      // diff afterwards, limited to the column: the recreated copy pairs with the original through
+      // the rollback's journal, its cells compare equal — nothing left
+      const report = await runDiff({ client: h.client, store: h.store }, { moduleId: b.mod, snapshotId: b.s1, attribution: ATTRIBUTION, selection: { columns: ['Priority'] } });
+      expect(report.modules.flatMap((m) => m.entries)).toEqual([]);
     });
   });
 

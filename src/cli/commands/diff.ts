@@ -5,14 +5,15 @@ import { EXIT_CODES, WbsyncError } from '../../domain/errors.js';
 import type { ServiceClient } from '../../api/port.js';
 import { formatDiff } from '../../restore/diff-format.js';
 import { runDiff } from '../../restore/diff-scope.js';
-import { intFlag, stringFlag } from '../args.js';
+import { ROLLBACK_KINDS, type RollbackKind } from '../../restore/rollback-plan.js';
+import { intFlag, listFlag, stringFlag } from '../args.js';
 import type { Command } from '../command.js';
 import { openClient, openDb } from '../open.js';
 
 export const diffCommand: Command = {
   name: 'diff',
   summary: 'what differs between a snapshot and the live service (or another snapshot)',
-  usage: 'wbsync diff [--snapshot N] [--module ID | --workspace ID] [--against live | --against M] [--restored NEW]',
+  usage: 'wbsync diff [--snapshot N] [--module ID | --workspace ID] [--against live | --against M] [--restored NEW]\n       [--column C]... [--record R]... [--collection C]... [--kinds K,...]',
   description:
     'Compares snapshot N (default: the latest complete one) with the live service, or with snapshot M\n' +
     '(offline), entity by entity and field by field: added, removed, changed (before → after); cells\n' +
@@ -24,14 +25,28 @@ export const diffCommand: Command = {
     'faithful restore shows no difference; amendment authors and times (the restorer\'s, by design) and\n' +
     'the attribution line are not counted. --module OLD --restored NEW compares OLD from the snapshot\n' +
     'with any live module NEW, matching by shape (names, scopes, order) where the journal is silent.\n' +
+    '\n' +
+    'After a rollback: --module ID --snapshot N with the rollback\'s --column/--record/--collection/--kinds\n' +
+    'limits the comparison to what it put back (objects it recreated pair through its journal), so\n' +
+    'what still differs is what it kept: the conflicts it listed.\n' +
     'Exit 0 when there is no difference, 1 when there is.',
-  examples: ['wbsync diff', 'wbsync diff --module 65f0c0ffee0000000000bbbb --json', 'wbsync diff --snapshot 3 --against 7', 'wbsync diff --module OLD --restored NEW'],
+  examples: [
+    'wbsync diff',
+    'wbsync diff --module 65f0c0ffee0000000000bbbb --json',
+    'wbsync diff --snapshot 3 --against 7',
+    'wbsync diff --module OLD --restored NEW',
+    'wbsync diff --module 65f0c0ffee0000000000bbbb --snapshot 41 --column Status',
+  ],
   flags: [
     { name: 'snapshot', type: 'number', valueName: 'N', description: 'the snapshot to compare (default: latest complete)' },
     { name: 'module', type: 'string', valueName: 'ID', description: 'only this module' },
     { name: 'workspace', type: 'string', valueName: 'ID', description: 'only this workspace' },
     { name: 'against', type: 'string', valueName: 'live|M', description: "'live' (default) or a snapshot id" },
     { name: 'restored', type: 'string', valueName: 'NEW', description: 'with --module: the live module restored from it' },
+    { name: 'column', type: 'list', valueName: 'ID|NAME', description: 'with --module: only this column and its cells (repeatable)' },
+    { name: 'record', type: 'list', valueName: 'ID', description: 'with --module: only this record, its sub-records, cells and notes (repeatable)' },
+    { name: 'collection', type: 'list', valueName: 'ID', description: 'with --module: only this collection and what is in it (repeatable)' },
+    { name: 'kinds', type: 'string', valueName: 'K,...', description: 'with --module: only cells,records,columns,collections,amendments' },
   ],
   async run(ctx) {
     const flags = ctx.args.flags;
@@ -41,6 +56,12 @@ export const diffCommand: Command = {
     const restoredAs = stringFlag(flags, 'restored');
     if (moduleId && workspaceId) throw new WbsyncError('usage', '--module and --workspace exclude each other', { hint: "see 'wbsync diff --help'" });
     if (restoredAs && !moduleId) throw new WbsyncError('usage', '--restored needs --module', { hint: "see 'wbsync diff --help'" });
+    const kinds = stringFlag(flags, 'kinds')?.split(',').map((k) => k.trim()).filter(Boolean);
+    const unknownKind = kinds?.find((k) => !(ROLLBACK_KINDS as readonly string[]).includes(k));
+    if (unknownKind) throw new WbsyncError('usage', `--kinds: unknown kind '${unknownKind}'`, { hint: `kinds are ${ROLLBACK_KINDS.join(', ')}` });
+    const selection = { kinds: kinds as RollbackKind[] | undefined, columns: listFlag(flags, 'column'), records: listFlag(flags, 'record'), collections: listFlag(flags, 'collection') };
+    const narrowed = !!(kinds?.length || selection.columns.length || selection.records.length || selection.collections.length);
+    if (narrowed && !moduleId) throw new WbsyncError('usage', '--column, --record, --collection and --kinds need --module', { hint: "see 'wbsync diff --help'" });
     const againstRaw = stringFlag(flags, 'against') ?? (typeof flags.against === 'number' ? String(flags.against) : 'live');
     let against: 'live' | number = 'live';
     if (againstRaw !== 'live') {
@@ -53,7 +74,7 @@ export const diffCommand: Command = {
     let client: ServiceClient | undefined;
     try {
       if (against === 'live') client = openClient(ctx);
-      const report = await runDiff({ client, store }, { snapshotId, moduleId, workspaceId, against, restoredAs, attribution: config.restore.attribution });
+      const report = await runDiff({ client, store }, { snapshotId, moduleId, workspaceId, against, restoredAs, attribution: config.restore.attribution, ...(narrowed ? { selection } : {}) });
       if (ctx.json) ctx.emit({ ...report, equal: report.differences === 0 });
       else ctx.say(formatDiff(report));
       return report.differences === 0 ? EXIT_CODES.ok : EXIT_CODES.different;
