@@ -86,6 +86,18 @@ export async function applyMixedChanges(baseUrl: string, key: string, k: number,
   return { writes: k, touchedModules: targets.length, collectionsOfTouched, workspaces: workspaces.length };
 }
 
+/** `call` for idempotent requests (GET, PUT): a connection the server closed under a reused socket
+ * is tried again, up to three times. */
+async function callAgain(baseUrl: string, key: string, method: 'GET' | 'PUT', path: string, body?: unknown): Promise<Json> {
+  for (let attempt = 1; ; attempt++) {
+    try {
+      return await call(baseUrl, key, method, path, body);
+    } catch (e) {
+      if (attempt >= 3 || !(e instanceof TypeError)) throw e;
+    }
+  }
+}
+
 /** Runs `work` over `items`, `width` at a time. */
 async function pool<T>(items: T[], width: number, work: (t: T) => Promise<void>): Promise<void> {
   let next = 0;
@@ -99,21 +111,21 @@ async function pool<T>(items: T[], width: number, work: (t: T) => Promise<void>)
  * renamed in one module (an import gone wrong), 16 writes at a time.
  */
 export async function applyBulkOverwrite(baseUrl: string, key: string, moduleId: string, cells: number, renames: number): Promise<{ cells: number; renames: number }> {
-  const { collections } = await call(baseUrl, key, 'GET', `/collections/${moduleId}`);
+  const { collections } = await callAgain(baseUrl, key, 'GET', `/collections/${moduleId}`);
   const records: Json[] = [];
-  for (const c of collections) records.push(...(await call(baseUrl, key, 'GET', `/records/${c._id}`)).records);
+  for (const c of collections) records.push(...(await callAgain(baseUrl, key, 'GET', `/records/${c._id}`)).records);
   const targets: Json[] = [];
   await pool(records, 16, async (r) => {
     if (targets.length >= cells) return;
-    const { values } = await call(baseUrl, key, 'GET', `/record-values/${r._id}`);
+    const { values } = await callAgain(baseUrl, key, 'GET', `/record-values/${r._id}`);
     for (const v of values) if (targets.length < cells && typeof v.value === 'string' && (v.column?.type === 'text' || v.column?.type === 'number')) targets.push(v);
   });
   await pool(targets, 16, async (v) => {
-    await call(baseUrl, key, 'PUT', `/record-values/${v._id}`, { value: v.column?.type === 'number' ? '0' : 'overwritten by an import' });
+    await callAgain(baseUrl, key, 'PUT', `/record-values/${v._id}`, { value: v.column?.type === 'number' ? '0' : 'overwritten by an import' });
   });
   const renamed = records.slice(0, renames);
   await pool(renamed, 16, async (r) => {
-    await call(baseUrl, key, 'PUT', `/records/${r._id}`, { name: `${String(r.name)} (imported)` });
+    await callAgain(baseUrl, key, 'PUT', `/records/${r._id}`, { name: `${String(r.name)} (imported)` });
   });
   return { cells: targets.length, renames: renamed.length };
 }

@@ -41,8 +41,10 @@ type CreateStep = Extract<Step, { oldId: string }>;
 
 const NOT_REFUSALS = new Set([401, 408, 429]);
 
-/** A 4xx about this one write: the service will refuse it again, and nothing else depends on it. */
+/** A 4xx about this one write (or a write the service answered but did not take): the service will
+ * refuse it again, and nothing else depends on it. */
 export function isRefusal(e: unknown): e is WbsyncError {
+  if (isWbsyncError(e) && e.details?.['notTaken'] === true) return true;
   return isWbsyncError(e) && e.code !== 'auth' && e.status !== undefined && e.status >= 400 && e.status < 500 && !NOT_REFUSALS.has(e.status);
 }
 

@@ -85,7 +85,7 @@ export type Step =
   | (Base & { op: 'updateAmendment'; target: string; message: string; label: string });
 
 /** The port's update lacks isRequired/isHidden; the service's PUT takes them (observed and spec emulators). */
-export type ColumnThen = UpdateColumnInput & { isRequired?: boolean; isHidden?: boolean };
+export type ColumnThen = UpdateColumnInput & { isRequired?: boolean; isHidden?: boolean; settings?: Record<string, unknown> | null };
 
 export type StepOp = Step['op'];
 

@@ -105,6 +105,14 @@ describe('planRollback', () => {
     expect(allSteps(plan(base, renamed, renamed, { selection: { ...all, touched: byFeed } }).plan)).toEqual([expect.objectContaining({ op: 'updateRecord', target: 'r1', body: { name: 'Alpha' } })]);
   });
 
+  it('recreates the records a deleted collection took with it (the published service cascades), with sub-records, cells and notes', () => {
+    const base = tree();
+    const live = tree({ collections: [coll('c2', 'Done', 1)], records: [], cells: [], amendments: [] });
+    const steps = allSteps(plan(base, live, live, { selection: { ...all, kinds: new Set(['collections']) } }).plan);
+    expect(ops(steps)).toEqual(['createCollection:c1', 'createRecord:r1', 'createRecord:r2', 'createSubRecord:s1', 'createCell:v1', 'createCell:v2', 'createCell:v3', 'createAmendment:a1', 'createAmendment:a2']);
+    expect(steps.find((s) => s.op === 'createRecord' && s.oldId === 'r1')).toMatchObject({ collection: 'c1' });
+  });
+
   it('recreates a deleted collection and moves its records back into the copy', () => {
     const base = tree();
     const live = tree({ collections: [coll('c2', 'Done', 1)] });

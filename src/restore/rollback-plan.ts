@@ -7,7 +7,7 @@
 import type { Amendment, BoardRecord, Cell, Collection, Column } from '../domain/entities.js';
 import { canon } from './diff.js';
 import { threadOrder } from './diff-match.js';
-import { attributionLine } from './plan-content.js';
+import { attributionLine, planContent } from './plan-content.js';
 import type { ColumnThen, NotRestored, Phase, RestorePlan, Step } from './plan-steps.js';
 import { remappable, remappableCell } from './remap.js';
 import type { ModuleTree } from './tree.js';
@@ -203,7 +203,7 @@ export function planRollback(input: RollbackInput): RollbackPlan {
     }
     const was = afterColumns.get(c.id);
     const body: Record<string, unknown> = {};
-    for (const f of ['name', 'width', 'position', 'isRequired', 'isHidden', 'statusOptions'] as const) {
+    for (const f of ['name', 'width', 'position', 'isRequired', 'isHidden', 'statusOptions', 'settings'] as const) {
       if (f === 'statusOptions' && c.type !== 'status') continue;
       if (decide({ entity: 'column', id: c.id, label: c.name, field: f, live: now[f], base: c[f], after: was?.[f] ?? null })) body[f] = c[f];
     }
@@ -216,10 +216,16 @@ export function planRollback(input: RollbackInput): RollbackPlan {
 
   // --- records: fields back (un-archive in place); a record moved out of a recreated collection
   // goes back into the copy
+  // Records gone with a recreated collection (the published service deletes a collection's records
+  // with it) are recreated in the copy, with their sub-records, cells and threads.
+  const gone = (r: BoardRecord): boolean => !liveRecords.has(r.id);
+  const withCollection = new Set(base.records.filter((r) => r.parentRecordId === null && gone(r) && r.collectionId !== null && recreated.has(r.collectionId)).map((r) => r.id));
+  for (const r of base.records) if (r.parentRecordId !== null && gone(r) && withCollection.has(r.parentRecordId)) withCollection.add(r.id);
   for (const r of base.records) {
     const now = liveRecords.get(r.id);
     const movedOut = r.collectionId !== null && recreated.has(r.collectionId);
     if (!recordSelected(r.id) && !movedOut) continue;
+    if (withCollection.has(r.id)) continue;
     if (!now) {
       notRestored.push({ entity: r.parentRecordId ? 'subrecord' : 'record', id: r.id, label: recordLabel(r), reason: `deleted since the snapshot: bring it back with 'wbsync restore records ${r.id}'` });
       continue;
@@ -246,6 +252,33 @@ export function planRollback(input: RollbackInput): RollbackPlan {
       steps.records.push({ op: 'updateRecord', key: `record-fields:${r.id}`, target: r.id, body, ...(collection ? { collection } : {}), label: recordLabel(r) });
     }
   }
+  const contentPhases: Phase[] = [];
+  if (withCollection.size) {
+    const records = base.records.filter((r) => withCollection.has(r.id));
+    const usable = [...live.columns, ...base.columns.filter((c) => recreatedColumns.has(c.id))];
+    for (const c of live.columns) liveIds.set(c.id, 'column');
+    const content = planContent({
+      records,
+      cells: base.cells.filter((c) => withCollection.has(c.recordId)),
+      amendments: base.amendments.filter((a) => withCollection.has(a.recordId)),
+      columns: usable,
+      collectionOf: (r) => r.collectionId,
+      collectionExists: (id) => liveCollections.has(id) || recreated.has(id),
+      moduleId,
+      workspaceId: input.workspaceId,
+      internal: new Set([...withCollection, ...recreated]),
+      ext: (v) => v,
+      foreignModules: () => [],
+      moduleName: (id) => id,
+      attribution: input.attribution,
+      userNames: input.userNames,
+      pruneSeeded: false,
+    });
+    for (const p of content.phases) contentPhases.push({ name: `records of recreated collections: ${p.name}`, steps: p.steps });
+    for (const [k, n] of Object.entries(content.counts)) count(`recreated ${k}`, n);
+    notRestored.push(...content.notRestored);
+    for (const r of records) writes.push({ entity: 'record', id: r.id, label: recordLabel(r), field: '(deleted)', live: null, base: r.name, after: afterRecords.get(r.id)?.name ?? null });
+  }
   const newRecords: RollbackPlan['newRecords'] = [];
   for (const r of live.records) {
     if (baseRecords.has(r.id) || r.isArchived) continue;
@@ -269,7 +302,7 @@ export function planRollback(input: RollbackInput): RollbackPlan {
     const l = liveCells.get(key);
     const [recordId, columnId] = key.split('|') as [string, string];
     // a column made since the snapshot (a recreated copy included, on a resumed run) is not ours
-    if (!baseColumnIds.has(columnId)) continue;
+    if (!baseColumnIds.has(columnId) || withCollection.has(recordId)) continue;
     const inRecreated = recreatedColumns.has(columnId);
     if (!inRecreated && !cellSelected(recordId, columnId)) continue;
     const rec = liveRecords.get(recordId);
@@ -317,7 +350,7 @@ export function planRollback(input: RollbackInput): RollbackPlan {
   const afterNotes = byId(after.amendments);
   const reposted = new Set<string>();
   const byRecord = new Map<string, Amendment[]>();
-  for (const a of base.amendments) if (amendmentSelected(a)) byRecord.set(a.recordId, [...(byRecord.get(a.recordId) ?? []), a]);
+  for (const a of base.amendments) if (amendmentSelected(a) && !withCollection.has(a.recordId)) byRecord.set(a.recordId, [...(byRecord.get(a.recordId) ?? []), a]);
   for (const [recordId, list] of byRecord) {
     for (const a of threadOrder(list)) {
       const now = liveNotes.get(a.id);
@@ -360,6 +393,7 @@ export function planRollback(input: RollbackInput): RollbackPlan {
       ['collections', steps.collections],
       ['columns', steps.columns],
       ['records', steps.records],
+      ...contentPhases.map((p) => [p.name, p.steps] as const),
       ['cells', steps.cells],
       ['amendments', steps.amendments],
       ['new records', steps.archival],

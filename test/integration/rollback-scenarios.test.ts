@@ -201,7 +201,7 @@ describe.each(['spec', 'observed'] as Dialect[])('rollback scenarios (%s dialect
     });
   });
 
-  it('c. a deleted collection comes back; its records go back into it (observed) or are named for restore records (spec)', async () => {
+  it('c. a deleted collection comes back with its records: moved back (observed keeps them) or recreated with their cells and notes (spec deletes them)', async () => {
     const b = await board(dialect, 'Sales Pipeline');
     await closing(b, async () => {
       const { h } = b;
@@ -210,6 +210,7 @@ describe.each(['spec', 'observed'] as Dialect[])('rollback scenarios (%s dialect
         .records.filter((r) => r.module === b.mod && r.collectionName === leads && !r.parentRecord && !r.isDeleted)
         .map((r) => r._id as string);
       expect(inLeads).toEqual(expect.arrayContaining([b.rec('Globex Corporation'), b.rec('Cyberdyne'), b.rec('Tyrell Systems')]));
+      const leadNotes = dumpOf(h.emu).amendments.filter((a) => inLeads.includes(a.record) && !a.isDeleted);
       // DAMAGE
       await call(h, 'DELETE', `/collections/${leads}`);
       await syncAfterDamage(h);
@@ -228,6 +229,10 @@ describe.each(['spec', 'observed'] as Dialect[])('rollback scenarios (%s dialect
       const expected = expectedFrom(b.good);
       expectCollection(expected, qualified, { name: 'Qualified ✓' });
       expectCellValue(expected, hooli, notes, 'Follow up in May');
+      if (dialect === 'spec') {
+        // recreated records' notes are posted again, with the attribution line
+        for (const n of leadNotes) expectNote(expected, n._id, { message: attributed(h, n) });
+      }
       const after = withoutOrphans(await readModule(h.emu, b.mod));
       const diffs = compareModules(expected, after, invertIdMap(idMapOf(h.store.db, r.runId!)));
       if (dialect === 'observed') {
@@ -235,10 +240,11 @@ describe.each(['spec', 'observed'] as Dialect[])('rollback scenarios (%s dialect
         expect.soft(r.notRestored.filter((n) => n.entity === 'record')).toEqual([]);
         expect(formatDifferences(diffs)).toEqual([]);
       } else {
-        // the service deleted them with the collection: each is named, pointing to restore records
-        const named = r.notRestored.filter((n) => n.entity === 'record').map((n) => n.id);
-        expect(named.sort()).toEqual([...inLeads].sort());
-        for (const n of r.notRestored.filter((x) => x.entity === 'record')) expect(n.reason).toMatch(/restore records/);
+        // the service deleted them with the collection: each is recreated in the copy (new ids,
+        // paired through the journal), with its sub-records, cells and notes
+        const map = idMapOf(h.store.db, r.runId!);
+        for (const id of inLeads) expect(map.get(id), `record ${id} recreated`).toMatch(/^[0-9a-f]{24}$/);
+        expect(r.notRestored.filter((n) => n.entity === 'record')).toEqual([]);
         expect(formatDifferences(checkDeclared(diffs, r.notRestored, expected).undeclared)).toEqual([]);
       }
     });

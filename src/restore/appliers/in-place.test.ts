@@ -27,6 +27,13 @@ describe('in-place appliers', () => {
     expect(calls).toEqual([['updateRecord', 'r', { name: 'Old', isArchived: false, collectionName: 'C2' }]]);
   });
 
+  it('settings the service answers for but keeps (create-only there) are a refusal, not a success', async () => {
+    const kept = fakeContext({ updateColumn: () => ({ id: 'k', settings: { targetModule: 'other' } }) }, { k: 'k' });
+    await expect(A.updateColumn.finish!({ op: 'updateColumn', key: '1', target: 'k', body: { settings: { targetModule: 'mine' } }, label: 'x' }, null, kept.ctx)).rejects.toMatchObject({ details: { notTaken: true } });
+    const taken = fakeContext({ updateColumn: () => ({ id: 'k', settings: { targetModule: 'mine' } }) }, { k: 'k' });
+    await expect(A.updateColumn.finish!({ op: 'updateColumn', key: '1', target: 'k', body: { settings: { targetModule: 'mine' } }, label: 'x' }, null, taken.ctx)).resolves.toBeUndefined();
+  });
+
   it('column, collection and note fields go back by PUT', async () => {
     const { calls, ctx } = fakeContext({}, { k: 'k', c: 'c', a: 'a' });
     await A.updateColumn.finish!({ op: 'updateColumn', key: '1', target: 'k', body: { name: 'Status', statusOptions: [{ label: 'Done', color: '#000000' }] }, label: 'x' }, null, ctx);

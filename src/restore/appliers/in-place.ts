@@ -2,7 +2,8 @@
 // column and collection fields put back, an edited note's text put back. Targets that the run
 // recreated resolve through the journal like any old id; live ones map onto themselves.
 
-import { isWbsyncError } from '../../domain/errors.js';
+import { canonicalJson } from '../../domain/canonical-json.js';
+import { WbsyncError, isWbsyncError } from '../../domain/errors.js';
 import { resolveCell } from '../remap.js';
 import type { Appliers } from './types.js';
 
@@ -28,7 +29,11 @@ export const inPlaceAppliers: Pick<Appliers, 'setCell' | 'clearCell' | 'updateRe
   },
   updateColumn: {
     finish: async (s, _, ctx) => {
-      await ctx.client.updateColumn(ctx.resolve(s.target), s.body, ctx.call);
+      const now = await ctx.client.updateColumn(ctx.resolve(s.target), s.body, ctx.call);
+      // The published interface makes settings create-only: a service may answer 200 and keep its own.
+      if (s.body.settings !== undefined && canonicalJson(now.settings ?? null) !== canonicalJson(s.body.settings ?? null)) {
+        throw new WbsyncError('http', `the service kept the column's settings (create-only there): ${canonicalJson(now.settings ?? null).slice(0, 120)}`, { details: { notTaken: true } });
+      }
     },
   },
   updateCollection: {
