@@ -392,9 +392,9 @@ export function planRollback(input: RollbackInput): RollbackPlan {
     [
       ['collections', steps.collections],
       ['columns', steps.columns],
-      ['records', steps.records],
+      // record fields and cell values do not wait for one another: one phase, no barrier between
+      ['records and cells', [...steps.records, ...steps.cells]],
       ...contentPhases.map((p) => [p.name, p.steps] as const),
-      ['cells', steps.cells],
       ['amendments', steps.amendments],
       ['new records', steps.archival],
     ] as const

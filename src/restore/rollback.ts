@@ -201,12 +201,11 @@ export async function rollback(deps: RestoreDeps, opts: RollbackOptions): Promis
   const ws = base.module.workspaceId;
   const liveModule = (await client.listModules(ws)).find((m) => m.id === opts.moduleId);
   if (!liveModule) throw refuse(`module ${opts.moduleId} (${base.module.name}) is gone`, `rollback works in place on a live module: bring it back with 'wbsync restore module ${opts.moduleId}'`);
-  await requireWritable(client, ws);
-
   const afterId = pickAfter(deps, chosen.id, opts.moduleId, opts.changedBetween);
   const latestState = store.stateAt()!;
   const after = treeFromState(store.stateAt(afterId)!, opts.moduleId) ?? base;
-  const live = await treeFromLive(client, liveModule, latestState, null);
+  // reads only, side by side: who may write, the module as it is now, the workspace's recipes
+  const [, live, workspaceRecipes] = await Promise.all([requireWritable(client, ws), treeFromLive(client, liveModule, latestState, null), client.listWorkspaceAutomations(ws)]);
   await addStranded(client, base, live);
 
   const names = new Map<string, string>();
@@ -234,7 +233,7 @@ export async function rollback(deps: RestoreDeps, opts: RollbackOptions): Promis
   const planned = planRollback({ base, after, live, selection, force: opts.force === true, workspaceId: ws, attribution: opts.attribution, userNames });
   const steps = planned.plan.phases.flatMap((p) => p.steps);
   const fired = triggersOf(steps);
-  const recipes: Automation[] = [...live.automations, ...(await client.listWorkspaceAutomations(ws))].filter((a) => a.isActive);
+  const recipes: Automation[] = [...live.automations, ...workspaceRecipes].filter((a) => a.isActive);
   const wouldTrigger = recipes.filter((a) => fired.has(String(a.trigger['type']))).map((a) => ({ id: a.id, name: a.name, scope: a.scope, trigger: String(a.trigger['type']) }));
   const warnings: string[] = [];
   const afterInfo = store.listSnapshots().find((s) => s.id === afterId);
