@@ -34,16 +34,21 @@ export function treeFromState(state: StateReader, moduleId: string): ModuleTree 
     .filter((a) => a.moduleId === moduleId && a.granted)
     .map((a) => a.userId)
     .sort();
+  const collections = state.collections(moduleId);
+  const columns = state.columns(moduleId);
+  // Only snapshots taken before tie ranks were kept need the feed's creation rows (a scan of the
+  // workspace's activity): skipped when every collection and column carries its rank.
+  const unranked = [...collections, ...columns].some((x) => x.tieRank === null && typeof x.raw['createdAt'] !== 'string');
   return {
     module,
-    collections: state.collections(moduleId),
-    columns: state.columns(moduleId),
+    collections,
+    columns,
     records: state.records(moduleId),
     cells: state.cells(moduleId),
     amendments: state.amendments(moduleId),
     automations: state.moduleAutomations(moduleId),
     grants,
-    creationTimes: state.creationTimes(module.workspaceId, moduleId),
+    creationTimes: unranked ? state.creationTimes(module.workspaceId, moduleId) : new Map(),
   };
 }
 
