@@ -4,7 +4,7 @@
 // the id map, back to the snapshot's).
 
 import type { EntityDiff } from './diff.js';
-import type { RollbackKind } from './rollback-plan.js';
+import type { RollbackKind } from './rollback-selection.js';
 import type { ModuleTree } from './tree.js';
 
 export interface DiffSelection {

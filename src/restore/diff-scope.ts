@@ -11,7 +11,7 @@ import type { StateReader, Store } from '../store/port.js';
 import { canon, diffModuleTrees, type DiffOptions, type EntityDiff, type ModuleDiff } from './diff.js';
 import { filterEntries, type DiffSelection } from './diff-filter.js';
 import { restoredIdMap, restoredModules, rolledBackIdMap } from './journal.js';
-import type { RollbackKind } from './rollback-plan.js';
+import type { RollbackKind } from './rollback-selection.js';
 import { readGrantsLive, treeFromLive, treeFromState, type ModuleTree } from './tree.js';
 
 export interface DiffScopeOptions {

@@ -3,7 +3,7 @@
 // OLD id, resolved through the journal's id map when the step runs.
 
 import type { AutomationInput, CreateColumnInput, UpdateColumnInput, UpdateRecordInput } from '../api/port.js';
-import type { Tag } from '../domain/entities.js';
+import type { Column, Tag } from '../domain/entities.js';
 import type { Remappable } from './remap.js';
 
 export type CreateKind = 'module' | 'collection' | 'column' | 'record' | 'subrecord' | 'cell' | 'amendment' | 'automation';
@@ -88,6 +88,18 @@ export type Step =
 export type ColumnThen = UpdateColumnInput & { isRequired?: boolean; isHidden?: boolean; settings?: Record<string, unknown> | null };
 
 export type StepOp = Step['op'];
+
+/** What a created column still needs by PUT to be as it was (the create takes only name, type,
+ * scope and settings). */
+export function columnThen(c: Column): ColumnThen {
+  const then: ColumnThen = {};
+  if (c.width !== null) then.width = c.width;
+  if (c.position !== null) then.position = c.position;
+  if (c.statusOptions && c.type === 'status') then.statusOptions = c.statusOptions;
+  if (c.isRequired) then.isRequired = true;
+  if (c.isHidden) then.isHidden = true;
+  return then;
+}
 
 export interface Phase {
   name: string;

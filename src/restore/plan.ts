@@ -6,7 +6,7 @@
 import type { Column } from '../domain/entities.js';
 import { translateIds } from './diff.js';
 import { planContent } from './plan-content.js';
-import type { ColumnThen, NotRestored, Phase, RestorePlan, Step } from './plan-steps.js';
+import { columnThen, type NotRestored, type Phase, type RestorePlan, type Step } from './plan-steps.js';
 import { remappable, targetModules } from './remap.js';
 import { orderColumns } from './column-order.js';
 import { createdAtOf, creationOrder, serviceOrder, tieChains } from './sibling-order.js';
@@ -124,12 +124,7 @@ export function planRestore(input: PlanInput): RestorePlan {
         notRestored.push({ entity: 'column', id: c.id, label: c.name, reason: `settings name module ${moduleName(m)} (${m}), which is not live: kept as is (restore that module and fix the column)` });
       }
       const body = { name: c.name, type: c.type, scope: c.scope, ...(settings && Object.keys(settings).length ? { settings } : {}) };
-      const then: ColumnThen = {};
-      if (c.width !== null) then.width = c.width;
-      if (c.position !== null) then.position = c.position;
-      if (c.statusOptions && c.type === 'status') then.statusOptions = c.statusOptions;
-      if (c.isRequired) then.isRequired = true;
-      if (c.isHidden) then.isHidden = true;
+      const then = columnThen(c);
       const chain = columnOrder.chainOf.get(c.id);
       return { op: 'createColumn', kind: 'column', key: `column:${c.id}`, oldId: c.id, ...(chain ? { chain } : {}), module: mod.id, body: remappable(body, internal), then } satisfies Step;
     }),

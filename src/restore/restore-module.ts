@@ -24,7 +24,19 @@ export interface RestoreDeps {
   logger?: Logger;
 }
 
-export interface RestoreModuleOptions {
+/** How a journaled run goes: what every command that writes through the applier takes. */
+export interface RunControls {
+  /** config.restore.attribution */
+  attribution: string;
+  parallel?: number;
+  /** Wait before automations are created and recipes re-activated, so the service's asynchronous
+   * runs of the run's own writes find them still absent or paused. Default 250 ms. */
+  settleMs?: number;
+  signal?: AbortSignal;
+  onProgress?: (done: number, total: number) => void;
+}
+
+export interface RestoreModuleOptions extends RunControls {
   moduleId: string;
   snapshotId?: number;
   /** Restore into this workspace (default: the module's own). */
@@ -32,14 +44,6 @@ export interface RestoreModuleOptions {
   asCopy?: boolean;
   pauseAutomations?: boolean;
   dryRun?: boolean;
-  /** config.restore.attribution */
-  attribution: string;
-  parallel?: number;
-  /** Wait before automations are created and recipes re-activated, so the service's asynchronous
-   * runs of the restore's own writes find them still absent or paused. Default 250 ms. */
-  settleMs?: number;
-  signal?: AbortSignal;
-  onProgress?: (done: number, total: number) => void;
 }
 
 export interface PlanSummary {

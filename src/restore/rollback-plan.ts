@@ -8,35 +8,12 @@ import type { Amendment, BoardRecord, Cell, Collection, Column } from '../domain
 import { canon } from './diff.js';
 import { threadOrder } from './diff-match.js';
 import { attributionLine, planContent } from './plan-content.js';
-import type { ColumnThen, NotRestored, Phase, RestorePlan, Step } from './plan-steps.js';
+import { columnThen, type ColumnThen, type NotRestored, type Phase, type RestorePlan, type Step } from './plan-steps.js';
 import { remappable, remappableCell } from './remap.js';
+import type { FieldChange, RollbackSelection } from './rollback-selection.js';
 import type { ModuleTree } from './tree.js';
 
-export const ROLLBACK_KINDS = ['cells', 'records', 'columns', 'collections', 'amendments'] as const;
-export type RollbackKind = (typeof ROLLBACK_KINDS)[number];
-
-/** What the feed says was changed (in a window, by an actor): the ids its rows name. */
-export interface Touched {
-  /** Records any row names (their notes are selected through these). */
-  records: ReadonlySet<string>;
-  /** Record fields the rows changed, per record (name, collectionId, position, isCompleted, isArchived). */
-  recordFields: ReadonlyMap<string, ReadonlySet<string>>;
-  columns: ReadonlySet<string>;
-  collections: ReadonlySet<string>;
-  /** `${recordId}|${columnId}` of cell writes. */
-  cells: ReadonlySet<string>;
-}
-
-export interface RollbackSelection {
-  kinds: ReadonlySet<RollbackKind>;
-  /** --kinds was given: records created since are archived only when it names records. */
-  kindsNamed: boolean;
-  columns: ReadonlySet<string> | null;
-  /** Records (their sub-records included). */
-  records: ReadonlySet<string> | null;
-  collections: ReadonlySet<string> | null;
-  touched: Touched | null;
-}
+export { ROLLBACK_KINDS, type FieldChange, type RollbackKind, type RollbackSelection, type Touched } from './rollback-selection.js';
 
 export interface RollbackInput {
   base: ModuleTree;
@@ -47,20 +24,6 @@ export interface RollbackInput {
   workspaceId: string;
   attribution: string;
   userNames?: ReadonlyMap<string, string>;
-}
-
-/** One field: what it is live, what the snapshot had, what the damage left. */
-export interface FieldChange {
-  entity: 'cell' | 'record' | 'column' | 'collection' | 'amendment';
-  id: string;
-  label: string;
-  field: string;
-  live: unknown;
-  base: unknown;
-  after: unknown;
-  /** A conflict the damage snapshot does not show either (after = base): edited after the latest
-   * snapshot — or damage the feed did not show (note edits on the deployed service) */
-  unseen?: true;
 }
 
 export interface RollbackPlan {
@@ -191,12 +154,7 @@ export function planRollback(input: RollbackInput): RollbackPlan {
       recreated.add(c.id);
       count('columnsRecreated');
       writes.push({ entity: 'column', id: c.id, label: c.name, field: '(deleted)', live: null, base: c.name, after: afterColumns.get(c.id)?.name ?? null });
-      const then: ColumnThen = {};
-      if (c.width !== null) then.width = c.width;
-      if (c.position !== null) then.position = c.position;
-      if (c.statusOptions && c.type === 'status') then.statusOptions = c.statusOptions;
-      if (c.isRequired) then.isRequired = true;
-      if (c.isHidden) then.isHidden = true;
+      const then = columnThen(c);
       const settings = c.settings && Object.keys(c.settings).length ? { settings: c.settings } : {};
       steps.columns.push({ op: 'createColumn', kind: 'column', key: `column:${c.id}`, oldId: c.id, module: moduleId, body: remappable({ name: c.name, type: c.type, scope: c.scope, ...settings }, recreated), then });
       continue;

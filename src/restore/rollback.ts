@@ -10,11 +10,11 @@ import { applyPlan } from './apply.js';
 import { RunJournal, latestRun, startRun } from './journal.js';
 import { pauseRecipeList, reactivateRecipes } from './pause.js';
 import type { NotRestored, Step } from './plan-steps.js';
-import { refuse, requireWritable, summarisePlan, type PlanSummary, type RestoreDeps } from './restore-module.js';
+import { refuse, requireWritable, summarisePlan, type PlanSummary, type RestoreDeps, type RunControls } from './restore-module.js';
 import { ROLLBACK_KINDS, planRollback, type FieldChange, type RollbackKind, type RollbackSelection, type Touched } from './rollback-plan.js';
 import { treeFromLive, treeFromState, type ModuleTree } from './tree.js';
 
-export interface RollbackOptions {
+export interface RollbackOptions extends RunControls {
   moduleId: string;
   /** The snapshot to go back to, or a time: the newest complete snapshot finished at or before it. */
   toSnapshot?: number;
@@ -31,11 +31,6 @@ export interface RollbackOptions {
   force?: boolean;
   pauseAutomations?: boolean;
   dryRun?: boolean;
-  attribution: string;
-  parallel?: number;
-  settleMs?: number;
-  signal?: AbortSignal;
-  onProgress?: (done: number, total: number) => void;
 }
 
 export interface RollbackResult {

@@ -13,7 +13,7 @@ import { api, dumpOf, makeHarness, silentLogger, unwrap, type Harness } from './
 import { compareModules, formatDifferences, invertIdMap, readModule, type ModuleView } from './module-snapshot.js';
 
 export const ATTRIBUTION = 'Restored by wbsync — originally by {author} at {createdAt}.';
-export const WRITE = /^(create|update|delete|put)/;
+export { WRITE } from './dying-client.js';
 
 export interface Board {
   h: Harness;
@@ -181,33 +181,7 @@ export function expectNote(v: ModuleView, id: string, fields: Record<string, unk
   Object.assign(n.fields, fields);
 }
 
-/** The client, dying at its Nth write: 'before' never sends it, 'after' sends it and dies on the answer. */
-export function dyingClient(inner: ServiceClient, n: number, when: 'before' | 'after', onWrite?: (method: string) => void): ServiceClient {
-  let writes = 0;
-  let dead = false;
-  return new Proxy(inner, {
-    get(target, prop, receiver) {
-      const v = Reflect.get(target, prop, receiver) as unknown;
-      if (typeof v !== 'function' || prop === 'stats' || prop === 'close') return v;
-      return async (...args: unknown[]) => {
-        if (dead) throw new Error('killed');
-        if (!WRITE.test(String(prop))) return (v as (...a: unknown[]) => unknown).apply(target, args);
-        onWrite?.(String(prop));
-        const mine = ++writes;
-        if (mine === n && when === 'before') {
-          dead = true;
-          throw new Error('killed');
-        }
-        const out = await (v as (...a: unknown[]) => unknown).apply(target, args);
-        if (mine === n) {
-          dead = true;
-          throw new Error('killed');
-        }
-        return out;
-      };
-    },
-  });
-}
+export { dyingClient } from './dying-client.js';
 
 /** The attributed text a reposted note carries. */
 export function attributed(h: Harness, note: Record<string, any>): string {

@@ -4,43 +4,16 @@
 // duplicate anywhere.
 
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import type { ServiceClient } from '../../src/api/port.js';
 import type { Dialect } from '../../src/emulator/types.js';
 import { diffModuleTrees } from '../../src/restore/diff.js';
 import { restoredIdMap } from '../../src/restore/journal.js';
 import { restoreModule } from '../../src/restore/restore-module.js';
 import { treeFromLive, treeFromState, readGrantsLive } from '../../src/restore/tree.js';
+import { dyingClient, WRITE } from '../helpers/dying-client.js';
 import { api, makeHarness, type Harness } from '../helpers/harness.js';
 
 const ATTRIBUTION = 'Restored by wbsync — originally by {author} at {createdAt}.';
-const WRITE = /^(create|update|delete|put)/;
 
-/** The client, dying at its Nth write: 'before' never sends it, 'after' sends it and dies on the answer. */
-function dyingClient(inner: ServiceClient, n: number, when: 'before' | 'after'): ServiceClient {
-  let writes = 0;
-  let dead = false;
-  return new Proxy(inner, {
-    get(target, prop, receiver) {
-      const v = Reflect.get(target, prop, receiver) as unknown;
-      if (typeof v !== 'function' || prop === 'stats' || prop === 'close') return v;
-      return async (...args: unknown[]) => {
-        if (dead) throw new Error('killed');
-        if (!WRITE.test(String(prop))) return (v as (...a: unknown[]) => unknown).apply(target, args);
-        const mine = ++writes;
-        if (mine === n && when === 'before') {
-          dead = true;
-          throw new Error('killed');
-        }
-        const out = await (v as (...a: unknown[]) => unknown).apply(target, args);
-        if (mine === n) {
-          dead = true;
-          throw new Error('killed');
-        }
-        return out;
-      };
-    },
-  });
-}
 
 describe.each(['spec', 'observed'] as Dialect[])('restore crash safety (%s dialect)', (dialect) => {
   let h: Harness;

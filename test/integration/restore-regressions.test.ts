@@ -6,34 +6,15 @@
 // the rest restored; workspace recipes active again after every outcome (done, failed, killed).
 
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import type { ServiceClient } from '../../src/api/port.js';
 import { runCli } from '../../src/cli/run.js';
 import type { Dialect } from '../../src/emulator/types.js';
 import { idMapOf } from '../../src/restore/journal.js';
 import { restoreModule } from '../../src/restore/restore-module.js';
+import { dyingClient } from '../helpers/dying-client.js';
 import { api, dumpOf, makeHarness, unwrap, type Harness } from '../helpers/harness.js';
 
-const WRITE = /^(create|update|delete|put)/;
 const BAD_EMAIL = 'not an email';
 
-/** The client, dead from its Nth write on: every later call fails too, as after a kill -9. */
-function dyingClient(inner: ServiceClient, n: number): ServiceClient {
-  let writes = 0;
-  let dead = false;
-  return new Proxy(inner, {
-    get(target, prop, receiver) {
-      const v = Reflect.get(target, prop, receiver) as unknown;
-      if (typeof v !== 'function' || prop === 'stats' || prop === 'close') return v;
-      return async (...args: unknown[]) => {
-        if (dead || (WRITE.test(String(prop)) && ++writes >= n)) {
-          dead = true;
-          throw new Error('killed');
-        }
-        return (v as (...a: unknown[]) => unknown).apply(target, args);
-      };
-    },
-  });
-}
 
 interface Board {
   moduleId: string;
@@ -228,7 +209,7 @@ describe.each(['spec', 'observed'] as Dialect[])('restore regressions (%s dialec
     expect(await workspaceRecipes()).toEqual(recipes);
 
     // killed mid-way (nothing after the kill reaches the service, recipes stay paused there)…
-    await expect(restoreModule({ client: dyingClient(h.client, 3), store: h.store }, opts)).rejects.toThrow(/killed/);
+    await expect(restoreModule({ client: dyingClient(h.client, 3, 'before'), store: h.store }, opts)).rejects.toThrow(/killed/);
     expect(Object.values(await workspaceRecipes()).every((x) => !x)).toBe(true);
     // …and resumed: it re-activates what the journal says it paused, after pausing them again itself
     const done = await restoreModule({ client: h.client, store: h.store }, opts);

@@ -5,7 +5,7 @@ import { EXIT_CODES, WbsyncError } from '../../domain/errors.js';
 import type { ServiceClient } from '../../api/port.js';
 import { formatDiff } from '../../restore/diff-format.js';
 import { runDiff } from '../../restore/diff-scope.js';
-import { ROLLBACK_KINDS, type RollbackKind } from '../../restore/rollback-plan.js';
+import { ROLLBACK_KINDS, type RollbackKind } from '../../restore/rollback-selection.js';
 import { intFlag, listFlag, stringFlag } from '../args.js';
 import type { Command } from '../command.js';
 import { openClient, openDb } from '../open.js';

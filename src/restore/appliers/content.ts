@@ -1,9 +1,8 @@
 // Appliers for what people wrote: cells, amendment notes (edited ones flagged by a PUT) and the
 // tombstones of deleted notes that kept live replies.
 
-import { isWbsyncError } from '../../domain/errors.js';
 import { resolveCell } from '../remap.js';
-import { asCreated, firstUnclaimed, type Appliers } from './types.js';
+import { asCreated, deleteOnce, firstUnclaimed, type Appliers } from './types.js';
 
 export const contentAppliers: Pick<Appliers, 'createCell' | 'createAmendment' | 'deleteAmendment'> = {
   createCell: {
@@ -39,12 +38,6 @@ export const contentAppliers: Pick<Appliers, 'createCell' | 'createAmendment' | 
     },
   },
   deleteAmendment: {
-    finish: async (s, _, ctx) => {
-      try {
-        await ctx.client.deleteAmendment(ctx.resolve(s.target), ctx.call);
-      } catch (e) {
-        if (!(isWbsyncError(e) && e.code === 'not_found')) throw e; // deleted by a run that crashed before noting it
-      }
-    },
+    finish: (s, _, ctx) => deleteOnce(() => ctx.client.deleteAmendment(ctx.resolve(s.target), ctx.call)),
   },
 };

@@ -3,9 +3,9 @@
 // recreated resolve through the journal like any old id; live ones map onto themselves.
 
 import { canonicalJson } from '../../domain/canonical-json.js';
-import { WbsyncError, isWbsyncError } from '../../domain/errors.js';
+import { WbsyncError } from '../../domain/errors.js';
 import { resolveCell } from '../remap.js';
-import type { Appliers } from './types.js';
+import { deleteOnce, type Appliers } from './types.js';
 
 export const inPlaceAppliers: Pick<Appliers, 'setCell' | 'clearCell' | 'updateRecord' | 'updateColumn' | 'updateCollection' | 'updateAmendment'> = {
   setCell: {
@@ -14,13 +14,7 @@ export const inPlaceAppliers: Pick<Appliers, 'setCell' | 'clearCell' | 'updateRe
     },
   },
   clearCell: {
-    finish: async (s, _, ctx) => {
-      try {
-        await ctx.client.deleteValue(ctx.resolve(s.target), ctx.call);
-      } catch (e) {
-        if (!(isWbsyncError(e) && e.code === 'not_found')) throw e; // cleared by a run that crashed before noting it
-      }
-    },
+    finish: (s, _, ctx) => deleteOnce(() => ctx.client.deleteValue(ctx.resolve(s.target), ctx.call)),
   },
   updateRecord: {
     finish: async (s, _, ctx) => {

@@ -3,6 +3,7 @@
 // ordering, concurrency and failure rules; an applier only talks to the service.
 
 import type { CallOptions, ServiceClient } from '../../api/port.js';
+import { isWbsyncError } from '../../domain/errors.js';
 import type { Step, StepOp } from '../plan-steps.js';
 
 export interface StepContext {
@@ -42,6 +43,16 @@ export function differing<T extends object>(want: T, got: Record<string, unknown
 /** The first object of `list` matching and not claimed yet. */
 export function firstUnclaimed<T extends { id: string }>(list: T[], match: (x: T) => boolean, ctx: StepContext): string | null {
   return list.find((x) => match(x) && !ctx.isClaimed(x.id))?.id ?? null;
+}
+
+/** Runs a delete; one that finds its object gone already (a run that crashed before noting it did
+ * the delete) is done, any other failure is not. */
+export async function deleteOnce(run: () => Promise<void>): Promise<void> {
+  try {
+    await run();
+  } catch (e) {
+    if (!(isWbsyncError(e) && e.code === 'not_found')) throw e;
+  }
 }
 
 export function asCreated(obj: unknown): Created {
