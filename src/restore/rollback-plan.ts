@@ -24,6 +24,9 @@ export interface RollbackInput {
   workspaceId: string;
   attribution: string;
   userNames?: ReadonlyMap<string, string>;
+  /** Records of deleted collections found by id: their fields cannot be read, so every field goes
+   * back (one PUT with the move into the recreated copy). */
+  stranded?: ReadonlySet<string>;
 }
 
 export interface RollbackPlan {
@@ -200,6 +203,9 @@ export function planRollback(input: RollbackInput): RollbackPlan {
         else notRestored.push({ entity: 'record', id: r.id, label: recordLabel(r), reason: `its collection ${r.collectionId} is gone: include it (--kinds collections) to recreate it` });
       }
     }
+    if (movedOut && input.stranded?.has(r.id)) {
+      for (const f of ['name', 'position', 'isCompleted', 'isArchived'] as const) if (r[f] !== null) body[f] = r[f];
+    }
     if (movedOut && r.collectionId) {
       collection = r.collectionId;
       writes.push({ entity: 'record', id: r.id, label: recordLabel(r), field: 'collectionId', live: now.collectionId, base: r.collectionId, after: was?.collectionId ?? null });
@@ -307,6 +313,7 @@ export function planRollback(input: RollbackInput): RollbackPlan {
   const liveNotes = byId(live.amendments);
   const afterNotes = byId(after.amendments);
   const reposted = new Set<string>();
+  const tombstones: Step[] = [];
   const byRecord = new Map<string, Amendment[]>();
   for (const a of base.amendments) if (amendmentSelected(a) && !withCollection.has(a.recordId)) byRecord.set(a.recordId, [...(byRecord.get(a.recordId) ?? []), a]);
   for (const [recordId, list] of byRecord) {
@@ -320,7 +327,10 @@ export function planRollback(input: RollbackInput): RollbackPlan {
         }
         continue;
       }
-      if (a.isDeleted) continue; // deleted before the snapshot already
+      // A note deleted before the snapshot stood as a tombstone only because replies lived: it is
+      // rebuilt (posted, then deleted after its replies) when those replies come back too.
+      const tombstone = a.isDeleted;
+      if (tombstone && !list.some((x) => x.parentId === a.id && !x.isDeleted && !liveNotes.has(x.id))) continue;
       if (!liveRecords.has(recordId)) {
         notRestored.push({ entity: 'amendment', id: a.id, label, reason: 'its record is not live: restore the record first (wbsync restore records)' });
         continue;
@@ -330,16 +340,20 @@ export function planRollback(input: RollbackInput): RollbackPlan {
         notRestored.push({ entity: 'amendment', id: a.id, label, reason: 'it replies to a note that is gone and not restored' });
         continue;
       }
-      if (!decide({ entity: 'amendment', id: a.id, label, field: '(deleted)', live: null, base: a.message, after: afterNotes.has(a.id) ? afterNotes.get(a.id)!.message : null })) continue;
+      const shown = (n: Amendment | undefined): string | null => (n ? (n.isDeleted ? '(deleted note with replies)' : n.message) : null);
+      if (!decide({ entity: 'amendment', id: a.id, label, field: '(deleted)', live: null, base: shown(a), after: shown(afterNotes.get(a.id)) })) continue;
       reposted.add(a.id);
       count('amendments');
       liveIds.set(recordId, 'record');
       if (a.parentId && !reposted.has(a.parentId)) liveIds.set(a.parentId, 'amendment');
       const author = a.userId ? (input.userNames?.get(a.userId) ?? a.userId) : 'a deleted note';
       const line = attributionLine(input.attribution, author, a.createdAt ?? 'an unknown time');
-      const message = line ? (a.message ? `${a.message}\n\n${line}` : line) : a.message;
-      steps.amendments.push({ op: 'createAmendment', kind: 'amendment', key: `amendment:${a.id}`, oldId: a.id, chain: `notes:${recordId}`, record: recordId, parent: a.parentId, message: message || '(empty note)' });
+      const text = tombstone ? '' : a.message;
+      const message = line ? (text ? `${text}\n\n${line}` : line) : text;
+      steps.amendments.push({ op: 'createAmendment', kind: 'amendment', key: `amendment:${a.id}`, oldId: a.id, chain: `notes:${recordId}`, record: recordId, parent: a.parentId, message: message || (tombstone ? '(deleted note)' : '(empty note)') });
+      if (tombstone) tombstones.push({ op: 'deleteAmendment', key: `tombstone:${a.id}`, target: a.id, chain: `notes:${recordId}` });
     }
+    steps.amendments.push(...tombstones.splice(0));
   }
 
   for (const s of steps.collections) if (s.op === 'createCollection' || s.op === 'updateCollection') count('collections');
@@ -359,6 +373,8 @@ export function planRollback(input: RollbackInput): RollbackPlan {
   )
     .filter(([, s]) => s.length)
     .map(([name, s]) => ({ name, steps: [...s] }));
+  // what the run recreates or posts again gets a new id: it must never map onto itself
+  for (const id of [...recreated, ...reposted, ...withCollection]) liveIds.delete(id);
   counts.conflicts = conflicts.length;
   const plan: RestorePlan = { moduleId, moduleName: live.module.name, targetWorkspaceId: input.workspaceId, phases, counts, notRestored };
   return { plan, writes, conflicts, newRecords, counts, liveIds };

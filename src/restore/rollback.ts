@@ -139,13 +139,13 @@ function touchedByFeed(state: StateReader, workspaceId: string, moduleId: string
  * with its cells and notes (as the service has them) and the fields it had at the snapshot — nobody
  * can have edited it since, nothing lists it — so the plan moves it back into the recreated copy.
  */
-async function addStranded(client: RestoreDeps['client'], base: ModuleTree, live: ModuleTree): Promise<number> {
+async function addStranded(client: RestoreDeps['client'], base: ModuleTree, live: ModuleTree, after: ModuleTree): Promise<Set<string>> {
   const liveCollections = new Set(live.collections.map((c) => c.id));
   const liveRecords = new Set(live.records.map((r) => r.id));
   const tops = base.records.filter((r) => r.parentRecordId === null && r.collectionId !== null && !liveCollections.has(r.collectionId) && !liveRecords.has(r.id));
   const topIds = new Set(tops.map((r) => r.id));
   const stranded = [...tops, ...base.records.filter((r) => r.parentRecordId !== null && topIds.has(r.parentRecordId) && !liveRecords.has(r.id))];
-  let found = 0;
+  const found = new Set<string>();
   for (const r of stranded) {
     let cells: Cell[];
     try {
@@ -154,10 +154,15 @@ async function addStranded(client: RestoreDeps['client'], base: ModuleTree, live
       if (isWbsyncError(e) && e.code === 'not_found') continue;
       throw e;
     }
+    const notes = await client.listAmendments(r.id);
     live.records.push(r);
     live.cells.push(...cells);
-    live.amendments.push(...(await client.listAmendments(r.id)));
-    found += 1;
+    live.amendments.push(...notes);
+    // what the damage left of it is what is there now: nothing can reach it to edit it since
+    // (a pass after the delete no longer holds it)
+    after.cells = [...after.cells.filter((c) => c.recordId !== r.id), ...cells];
+    after.amendments = [...after.amendments.filter((a) => a.recordId !== r.id), ...notes];
+    found.add(r.id);
   }
   return found;
 }
@@ -198,10 +203,10 @@ export async function rollback(deps: RestoreDeps, opts: RollbackOptions): Promis
   if (!liveModule) throw refuse(`module ${opts.moduleId} (${base.module.name}) is gone`, `rollback works in place on a live module: bring it back with 'wbsync restore module ${opts.moduleId}'`);
   const afterId = pickAfter(deps, chosen.id, opts.moduleId, opts.changedBetween);
   const latestState = store.stateAt()!;
-  const after = treeFromState(store.stateAt(afterId)!, opts.moduleId) ?? base;
+  const after = { ...(treeFromState(store.stateAt(afterId)!, opts.moduleId) ?? base) };
   // reads only, side by side: who may write, the module as it is now, the workspace's recipes
   const [, live, workspaceRecipes] = await Promise.all([requireWritable(client, ws), treeFromLive(client, liveModule, latestState, null), client.listWorkspaceAutomations(ws)]);
-  await addStranded(client, base, live);
+  const stranded = await addStranded(client, base, live, after);
 
   const names = new Map<string, string>();
   for (const c of [...base.columns, ...live.columns]) if (!names.has(c.name)) names.set(c.name, c.id);
@@ -225,7 +230,7 @@ export async function rollback(deps: RestoreDeps, opts: RollbackOptions): Promis
     touched: opts.changedBy || opts.changedBetween ? touchedByFeed(latestState, ws, opts.moduleId, opts.changedBy, opts.changedBetween) : null,
   };
   const userNames = new Map(latestState.members(ws).map((m) => [m.userId, [m.firstName, m.lastName].filter(Boolean).join(' ') || m.email || m.userId]));
-  const planned = planRollback({ base, after, live, selection, force: opts.force === true, workspaceId: ws, attribution: opts.attribution, userNames });
+  const planned = planRollback({ base, after, live, selection, force: opts.force === true, workspaceId: ws, attribution: opts.attribution, userNames, stranded });
   const steps = planned.plan.phases.flatMap((p) => p.steps);
   const fired = triggersOf(steps);
   const recipes: Automation[] = [...live.automations, ...workspaceRecipes].filter((a) => a.isActive);
