@@ -6,6 +6,7 @@ import { requireService } from '../config/load.js';
 import { openStore } from '../store/index.js';
 import type { Store } from '../store/port.js';
 import type { CommandContext } from './command.js';
+import { createProgressLine, formatRestoreProgress } from './progress.js';
 
 export function openClient(ctx: CommandContext, onRetry?: () => void): ServiceClient {
   const loaded = ctx.config();
@@ -26,3 +27,23 @@ export function openDb(ctx: CommandContext, opts: { readonly?: boolean } = {}): 
   return openStore(ctx.config().config.db, opts);
 }
 
+
+/** What a command that writes through the restore journal opens: the client, the store and a
+ * progress line fed by the applier; `close()` (in a finally) ends the line and closes both. */
+export function openForRun(ctx: CommandContext): { client: ServiceClient; store: Store; onProgress: (done: number, total: number) => void; endProgress(): void; close(): Promise<void> } {
+  const client = openClient(ctx);
+  const store = openDb(ctx);
+  const progress = createProgressLine(ctx.stderr, !ctx.json);
+  const started = Date.now();
+  return {
+    client,
+    store,
+    onProgress: (done, total) => progress.show(formatRestoreProgress(done, total, Date.now() - started), done >= total),
+    endProgress: () => progress.done(),
+    async close() {
+      progress.done();
+      store.close();
+      await client.close();
+    },
+  };
+}

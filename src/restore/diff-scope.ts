@@ -11,7 +11,7 @@ import type { StateReader, Store } from '../store/port.js';
 import { canon, diffModuleTrees, type DiffOptions, type EntityDiff, type ModuleDiff } from './diff.js';
 import { filterEntries, type DiffSelection } from './diff-filter.js';
 import { restoredIdMap, restoredModules, rolledBackIdMap } from './journal.js';
-import type { RollbackKind } from './rollback-selection.js';
+import { columnIdsOf, type RollbackKind } from './rollback-selection.js';
 import { readGrantsLive, treeFromLive, treeFromState, type ModuleTree } from './tree.js';
 
 export interface DiffScopeOptions {
@@ -96,23 +96,10 @@ function compareById<T>(entity: EntityDiff['entity'], a: T[], b: T[], id: (x: T)
   return out;
 }
 
-/** Flags to ids: column names are looked up in both trees. */
+/** Flags to ids: column names are looked up in both trees, the snapshot's first. */
 function selectionOf(s: NonNullable<DiffScopeOptions['selection']>, a: ModuleTree, b: ModuleTree): DiffSelection {
-  const byName = new Map([...b.columns, ...a.columns].map((c) => [c.name, c.id]));
-  const ids = new Set([...a.columns, ...b.columns].map((c) => c.id));
   const set = (xs: string[] | undefined): Set<string> | null => (xs?.length ? new Set(xs) : null);
-  const columns = s.columns?.length
-    ? new Set(
-        s.columns.map((x) => {
-          if (ids.has(x) || !byName.has(x)) {
-            if (!ids.has(x)) throw new WbsyncError('usage', `--column '${x}': no column of module ${a.module.name} has that id or name`);
-            return x;
-          }
-          return byName.get(x)!;
-        }),
-      )
-    : null;
-  return { kinds: s.kinds?.length ? new Set(s.kinds) : null, columns, records: set(s.records), collections: set(s.collections) };
+  return { kinds: s.kinds?.length ? new Set(s.kinds) : null, columns: columnIdsOf(s.columns, [...a.columns, ...b.columns], a.module.name), records: set(s.records), collections: set(s.collections) };
 }
 
 export async function runDiff(deps: { client?: ServiceClient; store: Store }, opts: DiffScopeOptions): Promise<DiffReport> {

@@ -2,8 +2,37 @@
 // and one field's three sides as the plan reports them. Shared by the planner, the command, and
 // diff narrowed the same way.
 
+import type { Column } from '../domain/entities.js';
+import { WbsyncError } from '../domain/errors.js';
+
 export const ROLLBACK_KINDS = ['cells', 'records', 'columns', 'collections', 'amendments'] as const;
 export type RollbackKind = (typeof ROLLBACK_KINDS)[number];
+
+/** --kinds as given, checked (a usage error names the unknown one). */
+export function checkKinds(kinds: readonly string[] | undefined): RollbackKind[] | undefined {
+  if (!kinds?.length) return undefined;
+  const unknown = kinds.find((k) => !(ROLLBACK_KINDS as readonly string[]).includes(k));
+  if (unknown !== undefined) throw new WbsyncError('usage', `--kinds: unknown kind '${unknown}'`, { hint: `kinds are ${ROLLBACK_KINDS.join(', ')}` });
+  return kinds as RollbackKind[];
+}
+
+/**
+ * --column values (ids or names) as column ids; null when none were given. `columns` lists the
+ * snapshot's first: a name both sides use means the snapshot's column.
+ */
+export function columnIdsOf(wanted: readonly string[] | undefined, columns: readonly Column[], moduleName: string): Set<string> | null {
+  if (!wanted?.length) return null;
+  const ids = new Set(columns.map((c) => c.id));
+  const byName = new Map<string, string>();
+  for (const c of columns) if (!byName.has(c.name)) byName.set(c.name, c.id);
+  return new Set(
+    wanted.map((x) => {
+      const id = ids.has(x) ? x : byName.get(x);
+      if (!id) throw new WbsyncError('usage', `--column '${x}': no column of module ${moduleName} has that id or name`, { hint: 'name a column as the snapshot or the service has it' });
+      return id;
+    }),
+  );
+}
 
 /** What the feed says was changed (in a window, by an actor): the ids its rows name. */
 export interface Touched {

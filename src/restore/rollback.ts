@@ -11,7 +11,8 @@ import { RunJournal, latestRun, startRun } from './journal.js';
 import { pauseRecipeList, reactivateRecipes } from './pause.js';
 import type { NotRestored, Step } from './plan-steps.js';
 import { refuse, requireWritable, summarisePlan, type PlanSummary, type RestoreDeps, type RunControls } from './restore-module.js';
-import { ROLLBACK_KINDS, planRollback, type FieldChange, type RollbackKind, type RollbackSelection, type Touched } from './rollback-plan.js';
+import { planRollback } from './rollback-plan.js';
+import { ROLLBACK_KINDS, checkKinds, columnIdsOf, type FieldChange, type RollbackKind, type RollbackSelection, type Touched } from './rollback-selection.js';
 import { treeFromLive, treeFromState, type ModuleTree } from './tree.js';
 
 export interface RollbackOptions extends RunControls {
@@ -189,9 +190,7 @@ export async function rollback(deps: RestoreDeps, opts: RollbackOptions): Promis
   const started = Date.now();
   const stats0 = client.stats().requests;
   if ((opts.toSnapshot === undefined) === (opts.toTime === undefined)) throw new WbsyncError('usage', 'rollback needs exactly one of --to-snapshot N or --to TIME');
-  for (const k of opts.kinds ?? []) {
-    if (!(ROLLBACK_KINDS as readonly string[]).includes(k)) throw new WbsyncError('usage', `--kinds: unknown kind '${k}'`, { hint: `kinds are ${ROLLBACK_KINDS.join(', ')}` });
-  }
+  checkKinds(opts.kinds);
   if (opts.changedBetween && !(Date.parse(opts.changedBetween[0]) <= Date.parse(opts.changedBetween[1]))) {
     throw new WbsyncError('usage', `--changed-between wants two times, the earlier first (got ${opts.changedBetween.join(' ')})`);
   }
@@ -208,19 +207,7 @@ export async function rollback(deps: RestoreDeps, opts: RollbackOptions): Promis
   const [, live, workspaceRecipes] = await Promise.all([requireWritable(client, ws), treeFromLive(client, liveModule, latestState, null), client.listWorkspaceAutomations(ws)]);
   const stranded = await addStranded(client, base, live, after);
 
-  const names = new Map<string, string>();
-  for (const c of [...base.columns, ...live.columns]) if (!names.has(c.name)) names.set(c.name, c.id);
-  const ids = new Set([...base.columns, ...live.columns].map((c) => c.id));
-  const columns = opts.columns?.length
-    ? new Set(
-        opts.columns.map((x) => {
-          if (ids.has(x)) return x;
-          const id = names.get(x);
-          if (!id) throw new WbsyncError('usage', `--column '${x}': no column of module ${base.module.name} has that id or name`, { hint: 'name a column as the snapshot or the service has it' });
-          return id;
-        }),
-      )
-    : null;
+  const columns = columnIdsOf(opts.columns, [...base.columns, ...live.columns], base.module.name);
   const selection: RollbackSelection = {
     kinds: new Set(opts.kinds?.length ? opts.kinds : ROLLBACK_KINDS),
     kindsNamed: !!opts.kinds?.length,

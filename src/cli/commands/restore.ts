@@ -7,8 +7,7 @@ import { restoreModule, type PlanSummary } from '../../restore/restore-module.js
 import { restoreRecords } from '../../restore/restore-records.js';
 import { intFlag, stringFlag } from '../args.js';
 import type { Command } from '../command.js';
-import { openClient, openDb } from '../open.js';
-import { createProgressLine, formatRestoreProgress } from '../progress.js';
+import { openForRun } from '../open.js';
 
 function countsLine(counts: Record<string, number>): string {
   const parts = Object.entries(counts)
@@ -80,10 +79,8 @@ export const restoreCommand: Command = {
     const snapshotId = intFlag(flags, 'snapshot', 'restore');
     const dryRun = flags['dry-run'] === true;
     const { config } = ctx.config();
-    const client = openClient(ctx);
-    const store = openDb(ctx);
-    const progress = createProgressLine(ctx.stderr, !ctx.json);
-    const started = Date.now();
+    const run = openForRun(ctx);
+    const { client, store } = run;
     try {
       if (what === 'module') {
         const r = await restoreModule(
@@ -97,10 +94,10 @@ export const restoreCommand: Command = {
             dryRun,
             attribution: config.restore.attribution,
             signal: ctx.signal,
-            onProgress: (done, total) => progress.show(formatRestoreProgress(done, total, Date.now() - started), done >= total),
+            onProgress: run.onProgress,
           },
         );
-        progress.done();
+        run.endProgress();
         if (ctx.json) ctx.emit(r);
         else {
           const lines: string[] = [];
@@ -125,9 +122,7 @@ export const restoreCommand: Command = {
       }
       return r.refused ? EXIT_CODES.partial : EXIT_CODES.ok;
     } finally {
-      progress.done();
-      store.close();
-      await client.close();
+      await run.close();
     }
   },
 };

@@ -7,8 +7,7 @@ import { rollback, type RollbackResult } from '../../restore/rollback.js';
 import type { FieldChange, RollbackKind } from '../../restore/rollback-plan.js';
 import { intFlag, listFlag, stringFlag } from '../args.js';
 import type { Command } from '../command.js';
-import { openClient, openDb } from '../open.js';
-import { createProgressLine, formatRestoreProgress } from '../progress.js';
+import { openForRun } from '../open.js';
 
 const usageHint = { hint: "see 'wbsync rollback --help'" };
 const show = (v: unknown): string => (v === null || v === undefined ? '(empty)' : JSON.stringify(v).slice(0, 80));
@@ -96,10 +95,8 @@ export const rollbackCommand: Command = {
     if (positionals.length) throw new WbsyncError('usage', `rollback takes no argument '${positionals[0]}'`, usageHint);
     const kinds = stringFlag(flags, 'kinds')?.split(',').map((k) => k.trim()).filter(Boolean) as RollbackKind[] | undefined;
     const { config } = ctx.config();
-    const client = openClient(ctx);
-    const store = openDb(ctx);
-    const progress = createProgressLine(ctx.stderr, !ctx.json);
-    const started = Date.now();
+    const run = openForRun(ctx);
+    const { client, store } = run;
     try {
       const r = await rollback(
         { client, store, logger: ctx.logger() },
@@ -118,18 +115,16 @@ export const rollbackCommand: Command = {
           dryRun: flags['dry-run'] === true,
           attribution: config.restore.attribution,
           signal: ctx.signal,
-          onProgress: (done, total) => progress.show(formatRestoreProgress(done, total, Date.now() - started), done >= total),
+          onProgress: run.onProgress,
         },
       );
-      progress.done();
+      run.endProgress();
       if (ctx.json) ctx.emit(r);
       else ctx.say(lines(r).join('\n'));
       const keptConflicts = r.conflicts.some((c) => !r.writes.includes(c));
       return r.refused || keptConflicts || r.notRestored.length ? EXIT_CODES.partial : EXIT_CODES.ok;
     } finally {
-      progress.done();
-      store.close();
-      await client.close();
+      await run.close();
     }
   },
 };
