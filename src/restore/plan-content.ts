@@ -8,6 +8,10 @@ import type { NotRestored, Phase, Step } from './plan-steps.js';
 import { remappableCell } from './remap.js';
 import { serviceOrder, tieChains } from './sibling-order.js';
 
+/** Why a record may not sit where it sat: archived before the first backup, no listing ever showed
+ * its position (it is recreated or moved without one, and the service puts it after the others). */
+export const POSITION_UNSEEN = 'its position was never seen (archived before the first backup): the service puts it after the others';
+
 export interface ContentInput {
   /** Records and sub-records to create (sub-records of records not created are reported). */
   records: BoardRecord[];
@@ -79,6 +83,7 @@ export function planContent(input: ContentInput): { phases: Phase[]; counts: Rec
       }
       restored.add(r.id);
       count('records');
+      if (r.position === null) notRestored.push({ entity: 'record', id: r.id, label: r.name, reason: POSITION_UNSEEN });
       const chain = recordTies.get(r.id);
       return [{ op: 'createRecord', kind: 'record', key: `record:${r.id}`, oldId: r.id, ...(chain ? { chain } : {}), collection, name: r.name, then: recordThen(r) } satisfies Step];
     }),

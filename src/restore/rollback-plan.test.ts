@@ -121,4 +121,20 @@ describe('planRollback', () => {
     expect(ops(steps)).toEqual(['createCollection:c1', 'updateRecord:r1', 'updateRecord:r2', 'updateRecord:s1']); // the sub-record carried c1 too
     expect(steps[1]).toMatchObject({ collection: 'c1', body: {} });
   });
+
+  it('a recreated sub-record that sat in another, live collection goes back there: that collection is live, not planned', () => {
+    const base = tree({ records: [rec('r1', 'Alpha'), rec('s1', 'Step', { parentRecordId: 'r1', collectionId: 'c2' })], cells: [], amendments: [] });
+    const live = tree({ collections: [coll('c2', 'Done', 1)], records: [], cells: [], amendments: [] });
+    const p = plan(base, live, live, { selection: { ...all, kinds: new Set(['collections']) } });
+    expect(allSteps(p.plan).find((s) => s.op === 'createSubRecord')).toMatchObject({ oldId: 's1', placeIn: 'c2' });
+    expect(p.liveIds.get('c2')).toBe('collection');
+  });
+
+  it('says so when a record recreated with its collection was never seen in a list (archived before the first backup)', () => {
+    const base = tree({ records: [rec('r1', 'Alpha'), rec('r2', 'Hidden', { position: null, isArchived: true })], cells: [], amendments: [] });
+    const live = tree({ collections: [coll('c2', 'Done', 1)], records: [], cells: [], amendments: [] });
+    const p = plan(base, live, live, { selection: { ...all, kinds: new Set(['collections']) } });
+    expect(p.plan.notRestored).toEqual([expect.objectContaining({ entity: 'record', id: 'r2', reason: expect.stringContaining('position was never seen') })]);
+  });
 });
+

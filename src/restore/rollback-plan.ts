@@ -7,7 +7,7 @@
 import type { Amendment, BoardRecord, Cell, Collection, Column } from '../domain/entities.js';
 import { canon } from './diff.js';
 import { threadOrder } from './diff-match.js';
-import { attributionLine, planContent } from './plan-content.js';
+import { attributionLine, planContent, POSITION_UNSEEN } from './plan-content.js';
 import { columnThen, type ColumnThen, type NotRestored, type Phase, type RestorePlan, type Step } from './plan-steps.js';
 import { remappable, remappableCell } from './remap.js';
 import type { FieldChange, RollbackSelection } from './rollback-selection.js';
@@ -205,6 +205,8 @@ export function planRollback(input: RollbackInput): RollbackPlan {
     }
     if (movedOut && input.stranded?.has(r.id)) {
       for (const f of ['name', 'position', 'isCompleted', 'isArchived'] as const) if (r[f] !== null) body[f] = r[f];
+      // archived before the first backup, never listed: nobody told us where it sat
+      if (r.position === null) notRestored.push({ entity: r.parentRecordId ? 'subrecord' : 'record', id: r.id, label: recordLabel(r), reason: POSITION_UNSEEN });
     }
     if (movedOut && r.collectionId) {
       collection = r.collectionId;
@@ -221,6 +223,7 @@ export function planRollback(input: RollbackInput): RollbackPlan {
     const records = base.records.filter((r) => withCollection.has(r.id));
     const usable = [...live.columns, ...base.columns.filter((c) => recreatedColumns.has(c.id))];
     for (const c of live.columns) liveIds.set(c.id, 'column');
+    for (const id of liveCollections.keys()) liveIds.set(id, 'collection'); // a sub-record placed in a live one
     const content = planContent({
       records,
       cells: base.cells.filter((c) => withCollection.has(c.recordId)),

@@ -196,8 +196,13 @@ export interface Store {
    * full. A part never marked since this table existed counts as read by the last full pass.
    */
   verifiedParts(workspaceId: string): VerifiedPart[];
-  /** Records among `ids` that were stored once and have since been marked gone. */
-  formerRecordIds(ids: string[]): Set<string>;
+  /**
+   * Records among `ids` that were stored once and have since been marked gone: null for one that
+   * stays gone; its last version for one the feed shows alive since — a record row first stored
+   * after the mark, or its id in `revivedBy` (new rows of a pass, not stored yet), names a move or
+   * a change, as when a restore moves a record out of a deleted collection.
+   */
+  formerRecords(ids: string[], revivedBy?: ReadonlySet<string>): Map<string, BoardRecord | null>;
 
   /** State as of snapshot N (default: the latest complete one; null when there is none). */
   stateAt(snapshotId?: number): StateReader | null;

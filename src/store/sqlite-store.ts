@@ -2,10 +2,11 @@
 // synchronous; apply() is serialised and handed to a batch writer (see batch-writer.ts).
 import type Database from 'better-sqlite3';
 import type { Clock } from '../domain/clock.js';
+import type { BoardRecord } from '../domain/entities.js';
 import { WbsyncError } from '../domain/errors.js';
 import { InlineBatchWriter, type BatchWriter } from './batch-writer.js';
 import { Cursors } from './cursors.js';
-import { SPECS } from './entity-specs.js';
+import { SPECS, colList, fromRow } from './entity-specs.js';
 import { exportCopy } from './export.js';
 import { Mutex } from './mutex.js';
 import type {
@@ -105,17 +106,31 @@ export class SqliteStore implements Store {
     return withStorageErrors('reading verification times', () => this.cursors.verifiedParts(workspaceId));
   }
 
-  formerRecordIds(ids: string[]): Set<string> {
-    if (ids.length === 0) return new Set();
+  formerRecords(ids: string[], revivedBy: ReadonlySet<string> = new Set()): Map<string, BoardRecord | null> {
+    if (ids.length === 0) return new Map();
     return withStorageErrors('reading record history', () => {
+      const spec = SPECS.record;
+      // per id: its last version (closed: no open one), and whether a record row of the feed first
+      // seen after that close says it was moved or changed since — evidence that it lives again
       const rows = this.db
         .prepare(
-          `SELECT DISTINCT id FROM record_versions v WHERE id IN (SELECT value FROM json_each(?))
-             AND NOT EXISTS (SELECT 1 FROM record_versions c WHERE c.id = v.id AND c.valid_to IS NULL)`,
+          `SELECT ${colList(spec)}, EXISTS (
+               SELECT 1 FROM activity_versions a
+                WHERE a.record_id = v.id AND a.valid_from > v.valid_to AND a.action LIKE 'record_%'
+                  AND a.action <> 'record_deleted' AND a.collection_id IS NOT NULL) AS revived
+             FROM record_versions v
+            WHERE v.id IN (SELECT value FROM json_each(?))
+              AND NOT EXISTS (SELECT 1 FROM record_versions c WHERE c.id = v.id AND c.valid_to IS NULL)
+              AND v.valid_from = (SELECT max(valid_from) FROM record_versions l WHERE l.id = v.id)`,
         )
-        .pluck()
-        .all(JSON.stringify(ids)) as string[];
-      return new Set(rows);
+        .raw(true)
+        .all(JSON.stringify(ids)) as unknown[][];
+      const out = new Map<string, BoardRecord | null>();
+      for (const row of rows) {
+        const record = fromRow<BoardRecord>(spec, row.slice(0, -1));
+        out.set(record.id, row[row.length - 1] === 1 || revivedBy.has(record.id) ? record : null);
+      }
+      return out;
     });
   }
 

@@ -24,7 +24,7 @@ export interface ModuleCrawlPlan {
   /** The module's updatedAt moved past its newest row: re-list every parent's sub-records. */
   recheckSubRecords?: boolean;
   /** Records stored once and since marked gone (see RecordReaderInit.formerRecords). */
-  formerRecords?: (ids: string[]) => Set<string>;
+  formerRecords?: (ids: string[]) => Map<string, BoardRecord | null>;
   /** A full pass whose feed is still being read: leave unlisted records for readFeedNamedRecords. */
   deferUnlisted?: boolean;
 }
@@ -180,7 +180,7 @@ export async function readFeedNamedRecords(
   prevState: StateReader | null,
   crawl: Pick<ModuleCrawlResult, 'memory' | 'liveCollections' | 'deferred' | 'collectionMarks'>,
   trace: RecordTrace,
-  formerRecords?: (ids: string[]) => Set<string>,
+  formerRecords?: (ids: string[]) => Map<string, BoardRecord | null>,
 ): Promise<{ batch: WriteBatch; probes: number }> {
   const prevRecords = new Map((prevState?.records(module.id) ?? []).map((r) => [r.id, r]));
   const reader = new RecordReader({

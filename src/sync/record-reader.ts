@@ -26,9 +26,10 @@ export interface RecordReaderInit {
   needsDeep: (r: BoardRecord) => boolean;
   /** What the feed says of records (renames and moves after the version we hold; unknown ones). */
   trace?: RecordTrace | null;
-  /** Records among ids that this backup stored once and later saw go (never brought back by
-   * inference from the feed: a feed row does not say that the record is reachable again). */
-  formerRecords?: (ids: string[]) => Set<string>;
+  /** Records among ids that this backup stored once and later saw go: null for one that stays
+   * gone (a feed row does not say that a record is reachable again), its last version for one the
+   * feed shows moved or changed since (see Store.formerRecords). */
+  formerRecords?: (ids: string[]) => Map<string, BoardRecord | null>;
   /** What an earlier reader of the same pass saw (a full pass reads feed-named records last). */
   after?: ReaderMemory;
   /**
@@ -155,9 +156,9 @@ export class RecordReader {
     const trace = this.init.trace ?? null;
     const todo = [...new Set(ids)].filter((id) => !this.seen.has(id));
     const unknown = todo.filter((id) => !this.init.prevRecords.has(id));
-    const former = unknown.length && this.init.formerRecords ? this.init.formerRecords(unknown) : new Set<string>();
+    const former = unknown.length && this.init.formerRecords ? this.init.formerRecords(unknown) : new Map<string, BoardRecord | null>();
     const bases = todo.map((id) => {
-      const stored = this.init.prevRecords.get(id);
+      const stored = this.init.prevRecords.get(id) ?? former.get(id);
       if (stored) return trace ? trace.overlay(stored) : stored;
       return former.has(id) ? null : (trace?.synthesize(id, this.init.workspaceId, this.init.moduleId) ?? null);
     });

@@ -112,6 +112,8 @@ export async function crawlParts(env: PassEnv, ws: Workspace, prev: StateReader 
   const seenBy = new Map<string, Pick<ModuleCrawlResult, 'memory' | 'liveCollections' | 'deferred' | 'collectionMarks'>>();
   const trace = new RecordTrace();
   trace.add(newRows);
+  // records a new row shows moved or changed: alive, even if this backup saw them go before
+  const revived = new Set(newRows.filter((r) => r.recordId && r.collectionId && r.action.startsWith('record_') && r.action !== 'record_deleted').map((r) => r.recordId!));
   // A failure that ends the pass stops modules not yet started, and waits for those in flight:
   // none may still be writing once the pass has returned.
   const fatal: unknown[] = [];
@@ -128,7 +130,7 @@ export async function crawlParts(env: PassEnv, ws: Workspace, prev: StateReader 
             trace,
             recheckSubRecords: plan.unexplained.has(m.id),
             deferUnlisted: full,
-            formerRecords: (ids) => env.store.formerRecordIds(ids),
+            formerRecords: (ids) => env.store.formerRecords(ids, revived),
           });
           if (inFull) res.batch.verified = [{ workspaceId: ws.id, kind: 'module', id: m.id }];
           await env.apply(res.batch);
@@ -180,7 +182,7 @@ export async function readArchivedFromFeed(env: PassEnv, ws: Workspace, prev: St
         env.limitModules(async () => {
           if (env.signal?.aborted) return;
           try {
-            const res = await readFeedNamedRecords(env.client, m, prev, parts.seenBy.get(m.id)!, trace, (ids) => env.store.formerRecordIds(ids));
+            const res = await readFeedNamedRecords(env.client, m, prev, parts.seenBy.get(m.id)!, trace, (ids) => env.store.formerRecords(ids));
             outcome.recordProbes += res.probes;
             if (res.probes > 0 || res.batch.gone?.length || res.batch.listings?.length) await env.apply(res.batch);
           } catch (e) {

@@ -153,4 +153,35 @@ describe('the incremental pass keeps what the deployed service shows (observed d
     expect(kept).toHaveLength(ids.length);
     for (const c of kept) expect(c.column_id).toBeNull();
   });
+
+  // The deployed service keeps an archived record whose collection was deleted (no listing reaches
+  // it); a restore or rollback moves it into a live collection by id. The backup saw it go with its
+  // collection: the move row proves it lives again, in an incremental pass and in a full one.
+  it.each(['incremental', 'full'] as const)('brings back an archived record moved out of a deleted collection (%s pass)', async (kind) => {
+    h = await makeHarness('observed');
+    const d = dumpOf(h.emu);
+    const rec = d.records.find((r) => {
+      if (r.isDeleted || r.isArchived || r.parentRecord || !d.values.some((v) => v.record === r._id && !v.isDeleted)) return false;
+      return d.collections.some((c) => !c.isDeleted && c.module === r.module && c._id !== r.collectionName);
+    })!;
+    const other = d.collections.find((c) => !c.isDeleted && c.module === rec.module && c._id !== rec.collectionName)!;
+    const cellIds = d.values.filter((v) => v.record === rec._id && !v.isDeleted).map((v) => v._id as string).sort();
+    await h.sync();
+    await step('PUT', `/records/${rec._id}`, { isArchived: true });
+    expect(recordRow(h, rec._id)).toMatchObject({ is_archived: 1, position: rec.position });
+    await step('DELETE', `/collections/${rec.collectionName}`);
+    expect(recordRow(h, rec._id), 'gone with its collection').toBeUndefined();
+
+    expect((await api(h.emu, 'PUT', `/records/${rec._id}`, { collectionName: other._id })).status).toBe(200);
+    h.emu.clock.advance(1000);
+    await h.emu.idle();
+    const pass = await h.sync({ full: kind === 'full' });
+    expect(pass.kind).toBe(kind);
+    const moved = dumpOf(h.emu).records.find((r) => r._id === rec._id)!;
+    expect(recordRow(h, rec._id)).toMatchObject({ is_archived: 1, name: rec.name, collection_id: other._id, position: moved.position });
+    expect(cellsOf(h, [rec._id]).map((c) => c.id).sort()).toEqual(cellIds);
+    // and a later full pass keeps it (no endless probing either: it is current again)
+    await h.sync({ full: true });
+    expect(recordRow(h, rec._id)).toMatchObject({ is_archived: 1, collection_id: other._id });
+  });
 });
