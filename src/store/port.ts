@@ -2,6 +2,7 @@
 // per-workspace activity cursors, and reads of the state as of any snapshot.
 // All SQL lives behind this interface (src/store/*).
 
+import type { ModuleChanges } from './change-counts.js';
 import type {
   Activity,
   Amendment,
@@ -203,6 +204,9 @@ export interface Store {
    * a change, as when a restore moves a record out of a deleted collection.
    */
   formerRecords(ids: string[], revivedBy?: ReadonlySet<string>): Map<string, BoardRecord | null>;
+
+  /** What changed per module between two snapshots (counts, for the tripwire). */
+  changeCounts(from: number, to: number): ModuleChanges[];
 
   /** State as of snapshot N (default: the latest complete one; null when there is none). */
   stateAt(snapshotId?: number): StateReader | null;

@@ -5,6 +5,7 @@ import type { Clock } from '../domain/clock.js';
 import type { BoardRecord } from '../domain/entities.js';
 import { WbsyncError } from '../domain/errors.js';
 import { InlineBatchWriter, type BatchWriter } from './batch-writer.js';
+import { changeCounts, type ModuleChanges } from './change-counts.js';
 import { Cursors } from './cursors.js';
 import { SPECS, colList, fromRow } from './entity-specs.js';
 import { exportCopy } from './export.js';
@@ -134,6 +135,10 @@ export class SqliteStore implements Store {
     });
   }
 
+  changeCounts(from: number, to: number): ModuleChanges[] {
+    return withStorageErrors('counting changes', () => changeCounts(this.db, from, to));
+  }
+
   stateAt(snapshotId?: number): StateReader | null {
     const id = snapshotId ?? this.latestCompleteSnapshot();
     if (id === null) return null;
@@ -148,7 +153,7 @@ export class SqliteStore implements Store {
         .prepare(
           `SELECT DISTINCT s.id FROM snapshot_runs s JOIN ${table} v
              ON v.id = ? AND v.valid_from <= s.id AND (v.valid_to IS NULL OR v.valid_to > s.id)
-           WHERE s.status = 'complete' ORDER BY s.id`,
+           WHERE s.status = 'complete' AND s.id NOT IN (SELECT snapshot_id FROM snapshot_forgets) ORDER BY s.id`,
         )
         .pluck()
         .all(id) as number[],
