@@ -8,6 +8,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import Database from 'better-sqlite3';
+import { pruneFigures } from './prune-bench.js';
 import { applyBulkOverwrite, applyMixedChanges } from './changes.js';
 import { startEmulatorChild, type EmulatorChild } from './emulator-child.js';
 import { openStore } from '../store/index.js';
@@ -267,6 +268,8 @@ async function main(): Promise<void> {
   } finally {
     await emu.stop();
   }
+  process.stderr.write('bench: 1,000 snapshots of changes on the large database, then prune...\n');
+  report.retention = await pruneFigures(join(dir, 'c32.db'), join(dir, 'prune.db'));
   rmSync(dir, { recursive: true, force: true });
   process.stdout.write(`${JSON.stringify(report, null, 2)}\n`);
 }

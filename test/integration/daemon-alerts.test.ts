@@ -186,4 +186,23 @@ describe('daemon alerts and tripwire', () => {
     expect(rx.hits.filter((h) => h.path === '/hang-s3cret' && JSON.parse(h.body).event === 'pass_failed')).toHaveLength(3);
     expect(d.stderr()).not.toContain('s3cret');
   });
+
+  it('prunes after each full pass when a retention policy is set', { timeout: 60_000 }, async () => {
+    const emu = await startEmulator({ dialect: 'spec', seed: 'demo' });
+    emus.push(emu);
+    const db = join(dir, 'c', 'wbsync.db');
+    const cfg = writeConfig(dir, 'c', { db, full: '*/3 * * * * *', extra: { retention: { keepLast: 2 } } });
+    const d = startDaemon(cfg, emu.baseUrl, emu.apiKey);
+    const pruned = await d.waitForLog((l) => l.msg === 'pruned' && Array.isArray(l.forgotten) && l.forgotten.length > 0, 30_000, 'a prune that forgot something');
+    expect(pruned.rows).toEqual(expect.any(Object));
+    const after = new Database(db, { readonly: true });
+    try {
+      const complete = after.prepare(`SELECT id FROM snapshot_runs WHERE status = 'complete'`).pluck().all() as number[];
+      // kept: the last two at the prune, plus passes finished since
+      expect(complete.every((id) => !(pruned.forgotten as number[]).includes(id))).toBe(true);
+    } finally {
+      after.close();
+    }
+  });
 });
+
