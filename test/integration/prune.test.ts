@@ -127,6 +127,25 @@ describe.each(['spec', 'observed'] as Dialect[])('prune (%s dialect)', (dialect)
     expect(store.verify().ok).toBe(true);
   });
 
+  it('keeps activity rows (the audit trail) unless retention.activityDays says otherwise', async () => {
+    h = await makeHarness(dialect, { randomSeed: 9 });
+    await buildHistory(h, dialect, 9, 4);
+    const store = h.store;
+    const rows = (): number => store.db.prepare('SELECT count(DISTINCT id) FROM activity_versions').pluck().get() as number;
+    const total = rows();
+    prune(store.db, { policy: { keepLast: 1 }, now: NOW(store) });
+    expect(rows()).toBe(total);
+    const newest = store.db.prepare('SELECT max(created_at) FROM activity_versions').pluck().get() as string;
+    // activity older than 30 days before the newest row goes; the rest stays
+    const now = new Date(Date.parse(newest) + 30 * DAY);
+    const older = store.db.prepare('SELECT count(DISTINCT id) FROM activity_versions WHERE created_at < ?').pluck().get(new Date(Date.parse(newest)).toISOString()) as number;
+    expect(older).toBeGreaterThan(0);
+    const res = prune(store.db, { policy: { keepLast: 1 }, activityDays: 30, now });
+    expect(rows()).toBe(total - older);
+    expect(res.rows['activity_versions']).toBeGreaterThanOrEqual(older);
+    expect(store.verify().ok).toBe(true);
+  });
+
   it('should error and not write if the policy is empty', async () => {
     h = await makeHarness(dialect);
     await h.sync();
