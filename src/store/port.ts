@@ -211,7 +211,7 @@ export interface Store {
   /** State as of snapshot N (default: the latest complete one; null when there is none). */
   stateAt(snapshotId?: number): StateReader | null;
   /** Snapshots (complete ones) whose state holds entity `id` of `kind`. */
-  snapshotsHolding(kind: 'module' | 'record', id: string): number[];
+  snapshotsHolding(kind: 'workspace' | 'module' | 'record', id: string): number[];
 
   /**
    * Consistent standalone copy whose views show snapshot N (default latest complete; N must be a

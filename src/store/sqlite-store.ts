@@ -146,7 +146,7 @@ export class SqliteStore implements Store {
     return new SqliteStateReader(this.db, id);
   }
 
-  snapshotsHolding(kind: 'module' | 'record', id: string): number[] {
+  snapshotsHolding(kind: 'workspace' | 'module' | 'record', id: string): number[] {
     const table = SPECS[kind].table;
     return withStorageErrors('reading history', () =>
       this.db
