@@ -196,6 +196,29 @@ describe('the README’s command lines', () => {
       },
     },
     {
+      line: 'wbsync restore workspace WS_ID --dry-run',
+      check: async () => {
+        // the bad day: the workspace is deleted (after a last sync)
+        const ws = dumpOf(env.emu).workspaces[0]!._id as string;
+        expect((await run(env, 'wbsync sync')).status).toBe(0);
+        expect((await api(env.emu, 'DELETE', `/workspaces/${ws}`)).status).toBe(200);
+        const r = await run(env, `wbsync restore workspace ${ws} --dry-run`);
+        expect(r.status, r.err).toBe(0);
+        expect(r.out).toMatch(/^plan \(dry run, nothing written/m);
+      },
+    },
+    {
+      line: 'wbsync restore workspace WS_ID',
+      check: async () => {
+        const ws = dumpOf(env.emu).workspaces[0]!._id as string;
+        const r = await run(env, `wbsync restore workspace ${ws}`);
+        expect(r.status, r.err).toBe(0);
+        expect(r.out).toMatch(/^restored workspace .* as a new workspace/m);
+        // the rest of the tour goes on in the restored workspace
+        expect((await run(env, 'wbsync sync')).status).toBe(0);
+      },
+    },
+    {
       line: 'wbsync daemon',
       check: async () => {
         const r = await runUntil(env, 'wbsync daemon', /"msg":"pass finished"/);
