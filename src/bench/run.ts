@@ -260,6 +260,30 @@ async function main(): Promise<void> {
     await emu.stop();
   }
 
+  process.stderr.write('bench: restore a deleted workspace of 5 modules...\n');
+  emu = await startEmulatorChild(['--seed', 'large', '--modules', '5', '--latency-ms', String(LATENCY_MS)]);
+  try {
+    const base = { baseUrl: emu.baseUrl, apiKey: emu.apiKey, db: join(dir, 'ws5.db'), concurrency: 8 };
+    runWorker({ ...base, full: true, concurrency: 32 });
+    const w = runWorker({ ...base, full: false, restoreWorkspace: true });
+    const minimum = w.planReads + w.planWrites;
+    const bound = (w.restoreRequests * LATENCY_MS) / 8;
+    report.restoreWorkspace = {
+      modules: w.modules,
+      counts: w.counts,
+      notRestored: w.notRestored,
+      refused: w.refused,
+      concurrency: 8,
+      requests: w.restoreRequests,
+      minimum: { reads: w.planReads, writes: w.planWrites, total: minimum, note: 'reads: what a dry run reads; writes: what the plan sends at most' },
+      wallMs: w.restoreWallMs,
+      latencyBoundMs: Math.round(bound),
+      wallOverBound: Math.round((w.restoreWallMs / bound) * 100) / 100,
+    };
+  } finally {
+    await emu.stop();
+  }
+
   process.stderr.write('bench: a seed twice as large (peak RSS)...\n');
   emu = await startEmulatorChild(['--seed', 'large', '--modules', '40', '--latency-ms', String(LATENCY_MS)]);
   try {
