@@ -6,6 +6,7 @@ import { demoCommand } from './commands/demo.js';
 import { diffCommand } from './commands/diff.js';
 import { emulatorCommand } from './commands/emulator.js';
 import { exportCommand } from './commands/export.js';
+import { offsiteCommand } from './commands/offsite.js';
 import { pruneCommand } from './commands/prune.js';
 import { restoreCommand } from './commands/restore.js';
 import { rollbackCommand } from './commands/rollback.js';
@@ -22,6 +23,7 @@ export const COMMANDS: Command[] = [
   rollbackCommand,
   pruneCommand,
   exportCommand,
+  offsiteCommand,
   verifyCommand,
   emulatorCommand,
   demoCommand,

@@ -143,6 +143,31 @@ export const ConfigSchema = z.strictObject({
     })
     .prefault({})
     .describe('The tripwire for mass changes: it holds the last snapshot before them from pruning (30 days, or until `wbsync snapshots --release N`) and names the command that undoes them. A deleted module always trips it.'),
+  offsite: z
+    .strictObject({
+      bucket: z.string().min(3).optional().describe('S3 bucket for encrypted offsite copies; unset: no offsite copies. Credentials come from the standard AWS environment variables or files, never from here.'),
+      prefix: z.string().default('wbsync/').describe('Key prefix inside the bucket (one per database, e.g. wbsync/acme/).'),
+      endpoint: z.url({ protocol: /^https?$/, message: 'expected an http(s) URL' }).optional().describe('S3-compatible endpoint (MinIO, R2, Ceph...); unset: AWS.'),
+      region: z.string().min(1).default('us-east-1').describe('Region of the bucket.'),
+      forcePathStyle: z.boolean().default(false).describe('Path-style URLs (most S3-compatible stores want true).'),
+      recipients: z
+        .array(z.string().regex(/^age1[02-9ac-hj-np-z]{58}$/, { message: 'expected an age public key (age1…, what age-keygen prints as "public key")' }))
+        .default([])
+        .describe('age public keys the copies are encrypted to. The daemon holds only these: it cannot read what it wrote; offsite fetch with --identity decrypts at recovery time.'),
+      afterFullPass: z.boolean().default(true).describe('Push a copy after each full pass of the daemon.'),
+      retention: z
+        .strictObject({
+          keepLast: keepCount.describe('Keep the N newest copies.'),
+          keepDaily: keepCount.describe('Keep the newest copy of each of the N newest days.'),
+          keepWeekly: keepCount.describe('Keep the newest copy of each of the N newest ISO weeks.'),
+          keepMonthly: keepCount.describe('Keep the newest copy of each of the N newest months.'),
+          keepYearly: keepCount.describe('Keep the newest copy of each of the N newest years.'),
+        })
+        .prefault({})
+        .describe('Which remote copies to keep after a push (restic semantics, as prune); unset: keep all. The newest is always kept.'),
+    })
+    .prefault({})
+    .describe('Encrypted offsite copies in S3-compatible storage.'),
 });
 
 export type Config = z.infer<typeof ConfigSchema>;

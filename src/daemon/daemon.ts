@@ -15,7 +15,7 @@ import { parseListen, startHealthServer, type HealthServer } from './health-serv
 import { acquireLock, type DbLock } from './lock.js';
 import { renderMetrics } from './metrics.js';
 import { Notifier } from '../alerts/notifier.js';
-import { createOperations } from './operations.js';
+import { createOperations, type PassHooks } from './operations.js';
 import { createPassRunner } from './pass-runner.js';
 import { createRateLimitedLog } from './rate-limited-log.js';
 import { createScheduler, type CronPort } from './scheduler.js';
@@ -67,6 +67,7 @@ export async function runDaemon(opts: DaemonOptions): Promise<DaemonSummary> {
   let client: ServiceClient | undefined;
   let server: HealthServer | undefined;
   const notifiers: Notifier[] = [];
+  const operations: PassHooks[] = [];
   try {
     store = openStore(config.db);
     const openedStore = store;
@@ -86,6 +87,7 @@ export async function runDaemon(opts: DaemonOptions): Promise<DaemonSummary> {
     const notifier = new Notifier({ webhooks: config.alerts.webhooks, healthchecksUrl: config.alerts.healthchecksUrl, database: openedStore.path, timeoutMs: config.alerts.timeoutMs, logger });
     notifiers.push(notifier);
     const hooks = createOperations({ store: openedStore, config, logger, notifier, now: () => new Date(now()) });
+    operations.push(hooks);
     // Re-read after each pass only (see db-figures.ts); scrapes use this copy.
     const cache: { figures: DbFigures | null } = { figures: null };
     const refreshFigures = (): void => {
@@ -170,7 +172,8 @@ export async function runDaemon(opts: DaemonOptions): Promise<DaemonSummary> {
     const report = health.report(now());
     return { passes: metrics.total(), lastSuccess: report.body.lastSuccess };
   } finally {
-    // alerts of the last pass (a failure, a tripwire) still get out, within a short bound
+    // an offsite push in flight finishes (bounded), then alerts of the last pass get out
+    for (const o of operations) await withDeadline(o.idle(), 30_000);
     for (const n of notifiers) await n.drain(3_000);
     await server?.close().catch(() => undefined);
     try {

@@ -8,6 +8,8 @@ import type { Notifier } from '../alerts/notifier.js';
 import type { Config } from '../config/schema.js';
 import type { Logger } from '../config/logger.js';
 import { holdSnapshot } from '../retention/holds.js';
+import { objectStoreOf } from '../offsite/object-store.js';
+import { pruneCopies, pushCopy } from '../offsite/offsite.js';
 import { isEmptyPolicy } from '../retention/policy.js';
 import { prune } from '../retention/prune.js';
 import type { Store } from '../store/port.js';
@@ -20,11 +22,13 @@ export interface PassHooks {
   passFailed(code: string, message: string): void;
   /** After every pass, with the freshness problem if the bound is exceeded. */
   afterPass(freshnessProblem: string | null): void;
+  /** Resolves when no offsite push is in flight (shutdown). */
+  idle(): Promise<void>;
 }
 
 export interface OperationsDeps {
   store: Store;
-  config: Pick<Config, 'retention' | 'tripwire' | 'alerts'>;
+  config: Pick<Config, 'retention' | 'tripwire' | 'alerts' | 'offsite'>;
   logger: Logger;
   notifier: Notifier;
   now: () => Date;
@@ -69,13 +73,43 @@ export function createOperations(deps: OperationsDeps): PassHooks {
     logger.info({ forgotten: res.forget.map((f) => f.id), rows: res.rows, bytesFreed: res.bytesFreed, ...(res.compactNote ? { note: res.compactNote } : {}) }, 'pruned');
   };
 
+  // one push at a time, in the background: a pass never waits for the upload
+  let pushing: Promise<void> | null = null;
+  const pushAfterFull = (r: PassResult): void => {
+    const o = config.offsite;
+    if (r.kind !== 'full' || r.status === 'failed' || !o.bucket || !o.afterFullPass) return;
+    if (pushing) {
+      logger.info({ snapshot: r.snapshot }, 'offsite push still running: this full pass is not copied');
+      return;
+    }
+    pushing = (async () => {
+      const objects = objectStoreOf(o);
+      try {
+        const m = await pushCopy(store, objects, { prefix: o.prefix, recipients: o.recipients }, deps.now());
+        const forgotten = await pruneCopies(objects, o.prefix, o.retention, deps.now());
+        logger.info({ snapshot: m.snapshot, bytes: m.bytes, sha256: m.sha256, forgotten }, 'offsite copy pushed');
+      } catch (e) {
+        const message = e instanceof Error ? e.message : String(e);
+        logger.warn({ snapshot: r.snapshot, err: message }, 'offsite push failed');
+        notifier.notify({ event: 'offsite_failed', summary: `offsite copy of snapshot ${r.snapshot} failed: ${message}`.slice(0, 500), details: { snapshot: r.snapshot, where: objects.where, hint: "run 'wbsync offsite push' to retry; 'wbsync offsite verify' checks the copies there" } });
+      } finally {
+        objects.close();
+        pushing = null;
+      }
+    })();
+  };
+
   return {
+    idle: async () => {
+      await pushing;
+    },
     passStarted: () => notifier.ping('start'),
     passSucceeded(r) {
       notifier.ping('success');
       guard('alerts', () => announce(episodes.passSucceeded(at())));
       guard('tripwire', () => tripwire(r));
       guard('prune', () => pruneAfterFull(r));
+      guard('offsite', () => pushAfterFull(r));
     },
     passFailed(code, message) {
       notifier.ping('fail', `${code}: ${message}`.slice(0, 1000));

@@ -7,7 +7,9 @@
 import http from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { join } from 'node:path';
+import * as age from 'age-encryption';
 import Database from 'better-sqlite3';
+import S3rver from 's3rver';
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
 import { startEmulator } from '../../src/emulator/index.js';
 import type { RunningEmulator } from '../../src/emulator/types.js';
@@ -203,6 +205,43 @@ describe('daemon alerts and tripwire', () => {
     } finally {
       after.close();
     }
+  });
+
+  it('pushes an encrypted offsite copy after a full pass; a push that fails raises offsite_failed', { timeout: 60_000 }, async () => {
+    const emu = await startEmulator({ dialect: 'spec', seed: 'demo' });
+    emus.push(emu);
+    const s3 = new S3rver({ address: '127.0.0.1', port: 0, silent: true, directory: join(dir, 's3'), configureBuckets: [{ name: 'backups', configs: [] }] });
+    const { port } = await s3.run();
+    closers.push(() => s3.close());
+    const rx = await receiver();
+    closers.push(rx.close);
+    const saved = { id: process.env.AWS_ACCESS_KEY_ID, secret: process.env.AWS_SECRET_ACCESS_KEY };
+    process.env.AWS_ACCESS_KEY_ID = 'S3RVER';
+    process.env.AWS_SECRET_ACCESS_KEY = 'S3RVER';
+    closers.push(async () => {
+      if (saved.id === undefined) delete process.env.AWS_ACCESS_KEY_ID;
+      else process.env.AWS_ACCESS_KEY_ID = saved.id;
+      if (saved.secret === undefined) delete process.env.AWS_SECRET_ACCESS_KEY;
+      else process.env.AWS_SECRET_ACCESS_KEY = saved.secret;
+    });
+    const recipient = await age.identityToRecipient(await age.generateIdentity());
+    const offsite = (endpoint: string) => ({ bucket: 'backups', prefix: 'd/', endpoint, forcePathStyle: true, recipients: [recipient] });
+    const good = startDaemon(writeConfig(dir, 'os', { db: join(dir, 'os', 'wbsync.db'), extra: { offsite: offsite(`http://127.0.0.1:${port}`) } }), emu.baseUrl, emu.apiKey);
+    const pushed = await good.waitForLog((l) => l.msg === 'offsite copy pushed', 30_000, 'offsite copy pushed');
+    expect(pushed.sha256).toMatch(/^[0-9a-f]{64}$/);
+
+    const dead = await receiver();
+    const deadUrl = dead.url;
+    await dead.close();
+    const bad = startDaemon(
+      writeConfig(dir, 'os2', { db: join(dir, 'os2', 'wbsync.db'), extra: { offsite: offsite(deadUrl), alerts: { webhooks: [{ url: `${rx.url}/hook` }], timeoutMs: 2000 } } }),
+      emu.baseUrl,
+      emu.apiKey,
+    );
+    await bad.waitForLog((l) => l.msg === 'offsite push failed', 60_000, 'offsite push failed');
+    const alert = await eventually(() => alertsAt(rx.hits, '/hook', 'offsite_failed')[0], 15_000, 'offsite_failed alert');
+    expect(alert.summary).toMatch(/^offsite copy of snapshot 1 failed/);
+    expect(bad.stderr()).not.toContain('S3RVER');
   });
 });
 

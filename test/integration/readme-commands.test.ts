@@ -6,7 +6,9 @@
 import { spawn } from 'node:child_process';
 import { readFileSync, writeFileSync } from 'node:fs';
 import { join, resolve } from 'node:path';
+import * as age from 'age-encryption';
 import Database from 'better-sqlite3';
+import S3rver from 's3rver';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { COMMON_FLAGS } from '../../src/cli/args.js';
 import { COMMANDS } from '../../src/cli/registry.js';
@@ -43,11 +45,11 @@ interface Env {
 }
 
 /** Runs one command line to its end. Asynchronously: the emulator lives in this process. */
-async function run(env: Env, line: string, timeoutMs = 60_000): Promise<{ status: number | null; out: string; err: string }> {
+async function run(env: Env, line: string, timeoutMs = 60_000, extraEnv: Record<string, string> = {}): Promise<{ status: number | null; out: string; err: string }> {
   const argv = line.replace(/^wbsync\s*/, '').split(/\s+/).filter(Boolean);
   const proc = spawn(process.execPath, [MAIN, ...argv], {
     cwd: env.dir,
-    env: { PATH: process.env.PATH, HOME: process.env.HOME, WBSYNC_BASE_URL: env.emu.baseUrl, WBSYNC_API_KEY: env.emu.apiKey, WBSYNC_LOG_LEVEL: 'warn' },
+    env: { PATH: process.env.PATH, HOME: process.env.HOME, WBSYNC_BASE_URL: env.emu.baseUrl, WBSYNC_API_KEY: env.emu.apiKey, WBSYNC_LOG_LEVEL: 'warn', ...extraEnv },
     stdio: ['ignore', 'pipe', 'pipe'],
   });
   let out = '';
@@ -102,7 +104,22 @@ describe('the README’s command lines', () => {
     env = { emu, dir: t.dir, moduleId: modules[0]!._id, deletedModuleId: modules[1]!._id, archivedRecordId: rec._id };
     writeFileSync(join(t.dir, 'wbsync.json'), JSON.stringify({ db: './data/wbsync.db', http: { concurrency: 8 } }));
   });
+  // the offsite lines run against a real S3 server on loopback, with the README's configuration
+  let s3: S3rver | undefined;
+  let s3Env: Record<string, string> | undefined;
+  async function offsite(): Promise<Record<string, string>> {
+    if (s3Env) return s3Env;
+    s3 = new S3rver({ address: '127.0.0.1', port: 0, silent: true, directory: join(env.dir, 's3'), configureBuckets: [{ name: 'acme-backups', configs: [] }] });
+    const { port } = await s3.run();
+    const identity = await age.generateIdentity();
+    writeFileSync(join(env.dir, 'backup-key.txt'), `${identity}\n`, { mode: 0o600 });
+    writeFileSync(join(env.dir, 'offsite.json'), JSON.stringify({ db: './data/wbsync.db', offsite: { bucket: 'acme-backups', prefix: 'wbsync/acme/', recipients: [await age.identityToRecipient(identity)], retention: { keepDaily: 7, keepWeekly: 5, keepMonthly: 12 }, endpoint: `http://127.0.0.1:${port}`, forcePathStyle: true } }));
+    s3Env = { WBSYNC_CONFIG: 'offsite.json', AWS_ACCESS_KEY_ID: 'S3RVER', AWS_SECRET_ACCESS_KEY: 'S3RVER' };
+    return s3Env;
+  }
+
   afterAll(async () => {
+    await s3?.close();
     await env?.emu.stop();
     cleanup?.();
   });
@@ -193,6 +210,29 @@ describe('the README’s command lines', () => {
         expect((await run(env, 'wbsync sync')).status).toBe(0);
         const r = await run(env, `wbsync restore records ${env.archivedRecordId}`);
         expect(r.status, r.err).toBe(0);
+      },
+    },
+    {
+      line: 'wbsync offsite push',
+      check: async () => {
+        const r = await run(env, 'wbsync offsite push', 60_000, await offsite());
+        expect(r.status, r.err).toBe(0);
+        expect(r.out).toMatch(/^pushed snapshot \d+ to s3:\/\/acme-backups\/wbsync\/acme\/: .* encrypted/);
+      },
+    },
+    { line: 'wbsync offsite list', check: async () => expect((await run(env, 'wbsync offsite list', 60_000, await offsite())).out).toMatch(/^snapshot \d+ {2}taken /) },
+    { line: 'wbsync offsite verify', check: async () => expect((await run(env, 'wbsync offsite verify', 60_000, await offsite())).out).toMatch(/^ok {2}snapshot \d+/) },
+    {
+      line: 'wbsync offsite fetch --identity backup-key.txt --out restored.db',
+      check: async () => {
+        const r = await run(env, 'wbsync offsite fetch --identity backup-key.txt --out restored.db', 60_000, await offsite());
+        expect(r.status, r.err).toBe(0);
+        const db = new Database(join(env.dir, 'restored.db'), { readonly: true });
+        try {
+          expect(db.prepare('SELECT count(*) FROM records').pluck().get()).toBeGreaterThan(0);
+        } finally {
+          db.close();
+        }
       },
     },
     {

@@ -1,0 +1,104 @@
+// Where offsite copies go: a small port over object storage, and its S3 implementation (AWS SDK v3;
+// multipart uploads streamed through lib-storage). Checksums only "when required", so MinIO, R2 and
+// other S3-compatible stores work. Credentials come from the SDK's standard chain (AWS_* variables,
+// shared files, instance roles) — never from wbsync's configuration or flags.
+
+import { Readable } from 'node:stream';
+import { DeleteObjectCommand, GetObjectCommand, ListObjectsV2Command, S3Client } from '@aws-sdk/client-s3';
+import { Upload } from '@aws-sdk/lib-storage';
+import type { Config } from '../config/schema.js';
+import { WbsyncError } from '../domain/errors.js';
+
+export interface ObjectStore {
+  /** Streams `body` to `key` (multipart when large). */
+  put(key: string, body: Readable | string, contentType: string): Promise<void>;
+  get(key: string): Promise<Readable>;
+  /** Keys under `prefix`, all pages. */
+  list(prefix: string): Promise<string[]>;
+  delete(key: string): Promise<void>;
+  /** Where it is, for messages: `s3://bucket/prefix` (never a credential). */
+  readonly where: string;
+  close(): void;
+}
+
+export interface S3Settings {
+  bucket: string;
+  prefix: string;
+  endpoint?: string;
+  region: string;
+  forcePathStyle: boolean;
+}
+
+/** The SDK's error, as a WbsyncError that names the operation and the bucket, not a secret. */
+function storageError(what: string, where: string, e: unknown): WbsyncError {
+  const err = e as { name?: string; message?: string; $metadata?: { httpStatusCode?: number } };
+  const status = err.$metadata?.httpStatusCode;
+  const auth = status === 403 || /credential|signature|AccessDenied/i.test(`${err.name} ${err.message}`);
+  return new WbsyncError('unreachable', `offsite ${what} at ${where} failed: ${err.name ?? 'error'}${status ? ` (HTTP ${status})` : ''}: ${err.message ?? ''}`.trim(), {
+    hint: auth ? 'check the AWS credentials in the environment (AWS_ACCESS_KEY_ID / AWS_SECRET_ACCESS_KEY or AWS_PROFILE) and the bucket policy' : 'check offsite.endpoint, offsite.bucket and the network',
+    ...(status !== undefined ? { status } : {}),
+    cause: e,
+  });
+}
+
+export function createS3Store(s: S3Settings): ObjectStore {
+  const client = new S3Client({
+    region: s.region,
+    ...(s.endpoint ? { endpoint: s.endpoint } : {}),
+    forcePathStyle: s.forcePathStyle,
+    requestChecksumCalculation: 'WHEN_REQUIRED',
+    responseChecksumValidation: 'WHEN_REQUIRED',
+  });
+  const where = `s3://${s.bucket}/${s.prefix}`;
+  const guard = async <T>(what: string, run: () => Promise<T>): Promise<T> => {
+    try {
+      return await run();
+    } catch (e) {
+      throw storageError(what, where, e);
+    }
+  };
+  return {
+    where,
+    put: (key, body, contentType) =>
+      guard(`upload of ${key}`, async () => {
+        await new Upload({ client, params: { Bucket: s.bucket, Key: key, Body: body, ContentType: contentType }, partSize: 8 * 1024 * 1024, queueSize: 2 }).done();
+      }),
+    get: (key) =>
+      guard(`download of ${key}`, async () => {
+        const res = await client.send(new GetObjectCommand({ Bucket: s.bucket, Key: key }));
+        if (!res.Body) throw new Error('empty body');
+        return res.Body as Readable;
+      }),
+    list: (prefix) =>
+      guard(`listing of ${prefix}`, async () => {
+        const keys: string[] = [];
+        let token: string | undefined;
+        do {
+          const res = await client.send(new ListObjectsV2Command({ Bucket: s.bucket, Prefix: prefix, ContinuationToken: token }));
+          for (const o of res.Contents ?? []) if (o.Key) keys.push(o.Key);
+          token = res.IsTruncated ? res.NextContinuationToken : undefined;
+        } while (token);
+        return keys;
+      }),
+    delete: (key) =>
+      guard(`delete of ${key}`, async () => {
+        await client.send(new DeleteObjectCommand({ Bucket: s.bucket, Key: key }));
+      }),
+    close: () => client.destroy(),
+  };
+}
+
+/** The bucket from configuration; refused (exit 2) when none is set. */
+export function objectStoreOf(o: Config['offsite']): ObjectStore {
+  if (!o.bucket) throw new WbsyncError('config', 'offsite.bucket is not set', { hint: 'set offsite.bucket (and offsite.endpoint / forcePathStyle for S3-compatible stores) in the configuration' });
+  return createS3Store({ bucket: o.bucket, prefix: o.prefix, region: o.region, forcePathStyle: o.forcePathStyle, ...(o.endpoint ? { endpoint: o.endpoint } : {}) });
+}
+
+/** Reads a stream to a string (manifests are small). */
+export async function readText(body: Readable): Promise<string> {
+  const chunks: Buffer[] = [];
+  for await (const c of body) chunks.push(Buffer.from(c as Uint8Array));
+  return Buffer.concat(chunks).toString('utf8');
+}
+
+export { Readable };
