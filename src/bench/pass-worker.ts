@@ -7,6 +7,9 @@ import { createHttpClient } from '../api/http-client.js';
 import { createLogger } from '../config/logger.js';
 import { openStore } from '../store/index.js';
 import { runPass } from '../sync/pass.js';
+import { createReadStream, rmSync } from 'node:fs';
+import { createS3Store } from '../offsite/object-store.js';
+import { pushCopy } from '../offsite/offsite.js';
 import { deleteWorkspace } from './changes.js';
 import { naiveCrawl } from './naive-crawl.js';
 import { restoreModule } from '../restore/restore-module.js';
@@ -32,6 +35,8 @@ export interface WorkerInput {
   rollback?: { moduleId: string; toSnapshot: number };
   /** delete the first workspace live, then restore it whole from the database */
   restoreWorkspace?: boolean;
+  /** push an encrypted offsite copy to this S3 endpoint, and the plain export beside it */
+  offsite?: { endpoint: string; bucket: string; recipient: string };
 }
 
 // measured as the CLI runs: with its heap policy
@@ -84,6 +89,22 @@ if (input.restore) {
   const res = await restoreWorkspace(deps, { workspaceId: ws.id, attribution });
   out = { modules: res.modules.length, counts: res.counts, notRestored: res.notRestored.length, refused: res.refused, planReads: reads, planWrites: dry.plan!.writesAtMost, restoreRequests: client.stats().requests - r1, restoreWallMs: Math.round(performance.now() - t0) };
   store.close();
+} else if (input.offsite) {
+  const store = openStore(input.db, { readonly: true });
+  const objects = createS3Store({ bucket: input.offsite.bucket, prefix: 'bench/', endpoint: input.offsite.endpoint, region: 'us-east-1', forcePathStyle: true });
+  const t0 = performance.now();
+  const m = await pushCopy(store, objects, { prefix: 'bench/', recipients: [input.offsite.recipient] }, new Date());
+  const pushMs = performance.now() - t0;
+  // the floor: the same export, unencrypted, to the same server
+  const plain = `${input.db}.plain`;
+  await store.exportTo(plain, m.snapshot, { overwrite: true });
+  const t1 = performance.now();
+  await objects.put('bench/plain.db', createReadStream(plain), 'application/octet-stream');
+  const plainMs = performance.now() - t1;
+  rmSync(plain, { force: true });
+  objects.close();
+  store.close();
+  out = { plainBytes: m.plainBytes, bytes: m.bytes, pushMs: Math.round(pushMs), plainUploadMs: Math.round(plainMs) };
 } else if (input.naive) {
   const res = await naiveCrawl(client, input.maxModules ?? Infinity);
   out = { ...res };

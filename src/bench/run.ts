@@ -8,6 +8,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import Database from 'better-sqlite3';
+import { offsiteFigures } from './offsite-bench.js';
 import { pruneFigures } from './prune-bench.js';
 import { applyBulkOverwrite, applyMixedChanges } from './changes.js';
 import { startEmulatorChild, type EmulatorChild } from './emulator-child.js';
@@ -292,6 +293,9 @@ async function main(): Promise<void> {
   } finally {
     await emu.stop();
   }
+  process.stderr.write('bench: offsite push of the large database to S3 (s3rver on loopback)...\n');
+  report.offsite = await offsiteFigures(join(dir, 'c32.db'), dir, WORKER);
+
   process.stderr.write('bench: 1,000 snapshots of changes on the large database, then prune...\n');
   report.retention = await pruneFigures(join(dir, 'c32.db'), join(dir, 'prune.db'));
   rmSync(dir, { recursive: true, force: true });

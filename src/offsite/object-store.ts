@@ -42,6 +42,9 @@ function storageError(what: string, where: string, e: unknown): WbsyncError {
 }
 
 export function createS3Store(s: S3Settings): ObjectStore {
+  // wbsync runs on Node 20 with the SDK version its lockfile pins; the SDK's notice about its own
+  // future releases (they will want Node 22) is not something a user of this release can act on
+  process.env.AWS_SDK_JS_NODE_VERSION_SUPPORT_WARNING_DISABLED ??= 'true';
   const client = new S3Client({
     region: s.region,
     ...(s.endpoint ? { endpoint: s.endpoint } : {}),

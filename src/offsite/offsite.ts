@@ -136,7 +136,7 @@ export async function fetchCopy(objects: ObjectStore, prefix: string, opts: { sn
 function checkDatabase(file: string): void {
   const db = new Database(file, { readonly: true, fileMustExist: true });
   try {
-    const check = db.pragma('quick_check', { simple: true });
+    const check = db.pragma('integrity_check', { simple: true });
     if (check !== 'ok') throw new WbsyncError('storage', `the decrypted copy fails SQLite's check: ${String(check)}`);
     db.prepare('SELECT count(*) FROM snapshot_runs').get();
   } finally {
@@ -152,12 +152,15 @@ export interface VerifyOutcome {
   decrypted: boolean;
 }
 
-/** Each copy: its object's SHA-256 against the manifest; with identities, decrypted and checked too. */
+/** Each copy: its object's SHA-256 against the manifest; with identities, the newest is also read
+ * back in full (downloaded, decrypted, integrity-checked) — a restore drill of the copy that counts. */
 export async function verifyCopies(objects: ObjectStore, prefix: string, identities: readonly string[] = []): Promise<VerifyOutcome[]> {
   const out: VerifyOutcome[] = [];
-  for (const m of await listCopies(objects, prefix)) {
+  const copies = await listCopies(objects, prefix);
+  for (const [i, m] of copies.entries()) {
+    const readBack = identities.length > 0 && i === copies.length - 1;
     try {
-      if (identities.length) {
+      if (readBack) {
         await withScratch(async (dir) => {
           await fetchCopy(objects, prefix, { snapshot: m.snapshot, identities, out: path.join(dir, 'check.db') });
         });
@@ -168,9 +171,9 @@ export async function verifyCopies(objects: ObjectStore, prefix: string, identit
         });
         if (digest.hex() !== m.sha256) throw new Error(`SHA-256 ${digest.hex()} differs from the manifest's ${m.sha256}`);
       }
-      out.push({ snapshot: m.snapshot, object: m.object, ok: true, decrypted: identities.length > 0 });
+      out.push({ snapshot: m.snapshot, object: m.object, ok: true, decrypted: readBack });
     } catch (e) {
-      out.push({ snapshot: m.snapshot, object: m.object, ok: false, problem: (e as Error).message, decrypted: identities.length > 0 });
+      out.push({ snapshot: m.snapshot, object: m.object, ok: false, problem: (e as Error).message, decrypted: readBack });
     }
   }
   return out;

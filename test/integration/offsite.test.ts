@@ -3,7 +3,7 @@
 // views, the Debian `age` decrypting the same object, tampering caught, a wrong identity refused,
 // remote retention. Nothing decrypted is ever left behind by a failed fetch.
 
-import { spawnSync } from 'node:child_process';
+import { spawn, spawnSync } from 'node:child_process';
 import fs from 'node:fs';
 import { join } from 'node:path';
 import { Readable } from 'node:stream';
@@ -11,6 +11,7 @@ import { pipeline } from 'node:stream/promises';
 import * as age from 'age-encryption';
 import S3rver from 's3rver';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { REPORTING_QUERIES } from '../../src/cli/reporting-queries.js';
 import { createS3Store, type ObjectStore } from '../../src/offsite/object-store.js';
 import { fetchCopy, listCopies, pruneCopies, pushCopy, verifyCopies } from '../../src/offsite/offsite.js';
 import { openStore } from '../../src/store/index.js';
@@ -31,12 +32,13 @@ describe('offsite copies (s3rver, age)', () => {
   let scratch: { dir: string; cleanup: () => void };
   let identity: string;
   let recipient: string;
+  let port: number;
   const saved = { id: process.env.AWS_ACCESS_KEY_ID, secret: process.env.AWS_SECRET_ACCESS_KEY };
 
   beforeAll(async () => {
     scratch = tempDir('wbsync-offsite-');
     s3 = new S3rver({ address: '127.0.0.1', port: 0, silent: true, directory: join(scratch.dir, 's3'), configureBuckets: [{ name: 'backups', configs: [] }] });
-    const { port } = (await s3.run()) as { port: number };
+    ({ port } = await s3.run());
     // s3rver's fixed credentials, through the standard variables as in production
     process.env.AWS_ACCESS_KEY_ID = 'S3RVER';
     process.env.AWS_SECRET_ACCESS_KEY = 'S3RVER';
@@ -83,6 +85,22 @@ describe('offsite copies (s3rver, age)', () => {
       b.close();
     }
 
+    // the stock sqlite3 shell gives the README's answers from the fetched copy, as the live database does
+    for (const q of REPORTING_QUERIES) {
+      const shell = spawnSync('sqlite3', ['-json', '-readonly', out, q.sql]);
+      expect(shell.status, `${q.title}: ${shell.stderr.toString()}`).toBe(0);
+      const got = shell.stdout.toString().trim() ? (JSON.parse(shell.stdout.toString()) as unknown[]) : [];
+      expect(got, q.title).toEqual(h.store.db.prepare(q.sql).all());
+    }
+
+    // canaries: the service key and the age identity are nowhere in the manifest, the copy or the bucket
+    const manifestText = fs.readFileSync(join(scratch.dir, 's3', 'backups', ...(await listCopies(objects, PREFIX))[0]!.manifestKey.split('/')) + '._S3rver_object');
+    for (const secret of [h.emu.apiKey, identity, 'S3RVER']) {
+      expect(manifestText.includes(secret), 'manifest').toBe(false);
+      expect(fs.readFileSync(out).includes(Buffer.from(secret)), 'fetched copy').toBe(false);
+      expect(fs.readFileSync(raw).includes(Buffer.from(secret)), 'object').toBe(false);
+    }
+
     // interop: the Debian age decrypts the object to the same bytes
     const idFile = join(scratch.dir, 'identity.txt');
     fs.writeFileSync(idFile, `# test identity\n${identity}\n`, { mode: 0o600 });
@@ -97,7 +115,7 @@ describe('offsite copies (s3rver, age)', () => {
     await expect(fetchCopy(objects, PREFIX, { identities: [other], out })).rejects.toMatchObject({ message: expect.stringMatching(/cannot decrypt/) });
     expect(fs.readdirSync(scratch.dir).filter((f) => f.startsWith('wrong.db'))).toEqual([]);
     expect((await verifyCopies(objects, PREFIX)).every((v) => v.ok)).toBe(true);
-    expect((await verifyCopies(objects, PREFIX, [identity])).every((v) => v.ok && v.decrypted)).toBe(true);
+    expect((await verifyCopies(objects, PREFIX, [identity])).map((v) => [v.ok, v.decrypted])).toEqual([[true, true]]);
 
     // a second copy, then someone flips bytes in it
     expect((await api(h.emu, 'PUT', `/records/${dumpOf(h.emu).records.find((r) => !r.isDeleted && !r.isArchived)!._id as string}`, { name: 'changed before the second copy' })).status).toBe(200);
@@ -135,4 +153,29 @@ describe('offsite copies (s3rver, age)', () => {
     await expect(pushCopy(h.store, objects, { prefix: PREFIX, recipients: [] }, new Date())).rejects.toMatchObject({ code: 'config', message: expect.stringContaining('offsite.recipients is empty') });
     expect(await objects.list(PREFIX)).toHaveLength(n);
   });
+
+  it('a push killed (kill -9) part-way lists no partial copy; the next push completes and verifies', { timeout: 60_000 }, async () => {
+    const config = join(scratch.dir, 'push.json');
+    fs.writeFileSync(config, JSON.stringify({ db: h.dbPath, offsite: { bucket: 'backups', prefix: PREFIX, endpoint: `http://127.0.0.1:${port}`, forcePathStyle: true, recipients: [recipient] } }));
+    const env = { PATH: process.env.PATH, HOME: process.env.HOME, WBSYNC_CONFIG: config, WBSYNC_LOG_LEVEL: 'silent', AWS_ACCESS_KEY_ID: 'S3RVER', AWS_SECRET_ACCESS_KEY: 'S3RVER' };
+    const main = join(import.meta.dirname, '../../dist/cli/main.js');
+    const listed = async (): Promise<number> => (await listCopies(objects, PREFIX)).length;
+    for (const delay of [40, 90, 160, 260, 400]) {
+      const before = await listed();
+      const child = spawn(process.execPath, [main, 'offsite', 'push'], { env, stdio: 'ignore' });
+      await new Promise((r) => setTimeout(r, delay));
+      child.kill('SIGKILL');
+      await new Promise((r) => child.once('exit', r));
+      // either the whole copy is listed, or nothing new is
+      const after = await listed();
+      expect(after - before).toBeLessThanOrEqual(1);
+      // and every copy listed is whole (the manifest is written last)
+      expect((await verifyCopies(objects, PREFIX)).filter((c) => !c.ok)).toEqual([]);
+    }
+    const done = spawn(process.execPath, [main, 'offsite', 'push'], { env, stdio: 'ignore' });
+    expect(await new Promise((r) => done.once('exit', r))).toBe(0);
+    const last = await verifyCopies(objects, PREFIX, [identity]);
+    expect(last.at(-1)).toMatchObject({ ok: true, decrypted: true });
+  });
 });
+

@@ -41,7 +41,7 @@ export const offsiteCommand: Command = {
     'list: the copies, oldest first. fetch: downloads one (the newest, or --snapshot N), checks its\n' +
     'SHA-256, decrypts it with --identity FILE (the age secret key, read only now) into --out FILE (0600,\n' +
     'never overwritten) and checks the database. verify: every copy\'s SHA-256 against its manifest;\n' +
-    'with --identity, each is also decrypted and checked. Credentials: the standard AWS environment\n' +
+    'with --identity, the newest is also read back in full. Credentials: the standard AWS environment\n' +
     'variables or files, never the configuration or a flag. Exit 5 when verify finds a bad copy.',
   examples: ['wbsync offsite push', 'wbsync offsite list', 'wbsync offsite fetch --identity ./backup-key.txt --out restored.db', 'wbsync offsite verify --identity ./backup-key.txt'],
   positionals: [{ name: 'push|list|fetch|verify', description: 'what to do', required: true }],
