@@ -47,7 +47,10 @@ async function withScratch<T>(run: (dir: string) => Promise<T>): Promise<T> {
 
 const stamp = (iso: string): string => iso.replace(/[:.]/g, '-');
 
-export async function pushCopy(store: Store, objects: ObjectStore, settings: { prefix: string; recipients: readonly string[] }, now: Date): Promise<Manifest> {
+/** Bytes through so far, of about `total` (the plain size), for a progress line. */
+export type OnBytes = (bytes: number, total: number) => void;
+
+export async function pushCopy(store: Store, objects: ObjectStore, settings: { prefix: string; recipients: readonly string[] }, now: Date, onBytes?: OnBytes): Promise<Manifest> {
   if (!settings.recipients.length) {
     throw new WbsyncError('config', 'offsite.recipients is empty: copies are only ever written encrypted', { hint: "add an age public key (age-keygen prints it as 'public key: age1…'); keep the secret key away from this host" });
   }
@@ -68,6 +71,7 @@ export async function pushCopy(store: Store, objects: ObjectStore, settings: { p
     const base = `${settings.prefix}copies/${String(latest).padStart(8, '0')}-${stamp(info.finishedAt ?? info.startedAt)}-${randomBytes(3).toString('hex')}`;
     const object = `${base}.wbsync.db.age`;
     const digest = new Digest();
+    if (onBytes) digest.on('data', () => onBytes(digest.bytes, plainBytes));
     const cipher = await encryptStream(fs.createReadStream(file), settings.recipients);
     await objects.put(object, cipher.pipe(digest), 'application/octet-stream');
     const manifest: Manifest = {
@@ -112,13 +116,15 @@ function pick(copies: (Manifest & { manifestKey: string })[], snapshot: number |
 
 /** Downloads, checks the hash, decrypts to `out` (0600, written under a temporary name first) and
  * checks the database opens and passes SQLite's integrity check. */
-export async function fetchCopy(objects: ObjectStore, prefix: string, opts: { snapshot?: number; identities: readonly string[]; out: string; overwrite?: boolean }): Promise<Manifest> {
+export async function fetchCopy(objects: ObjectStore, prefix: string, opts: { snapshot?: number; identities: readonly string[]; out: string; overwrite?: boolean; onBytes?: OnBytes }): Promise<Manifest> {
   const target = path.resolve(opts.out);
   if (!opts.overwrite && fs.existsSync(target)) throw new WbsyncError('usage', `--out ${target} exists already`, { hint: 'choose another file (fetch never overwrites)' });
   const m = pick(await listCopies(objects, prefix), opts.snapshot, objects.where);
   const tmp = `${target}.part-${randomBytes(4).toString('hex')}`;
   try {
     const digest = new Digest();
+    const onBytes = opts.onBytes;
+    if (onBytes) digest.on('data', () => onBytes(digest.bytes, m.bytes));
     const body = (await objects.get(m.object)).pipe(digest);
     const plain = await decryptStream(body, opts.identities);
     await pipeline(plain, fs.createWriteStream(tmp, { mode: 0o600, flags: 'wx' }));

@@ -9,6 +9,7 @@ import { fetchCopy, listCopies, pruneCopies, pushCopy, verifyCopies } from '../.
 import { intFlag, stringFlag } from '../args.js';
 import type { Command, CommandContext } from '../command.js';
 import { openDb } from '../open.js';
+import { createProgressLine } from '../progress.js';
 
 const usageHint = { hint: "see 'wbsync offsite --help'" };
 
@@ -59,11 +60,16 @@ export const offsiteCommand: Command = {
     if (what === 'fetch' && !stringFlag(ctx.args.flags, 'out')) throw new WbsyncError('usage', 'offsite fetch needs --out FILE', usageHint);
     const identities = identitiesOf(ctx, what === 'fetch');
     const objects = objectStoreOf(config.offsite);
+    const progress = createProgressLine(ctx.stderr, !ctx.json);
+    const started = Date.now();
+    const onBytes = (bytes: number, total: number): void =>
+      progress.show(`${what} ${mb(bytes)} of ${mb(total)} (${Math.min(100, Math.round((bytes * 100) / Math.max(1, total)))}%, ${((Date.now() - started) / 1000).toFixed(0)} s)`, false);
     try {
       if (what === 'push') {
         const store = openDb(ctx, { readonly: true });
         try {
-          const m = await pushCopy(store, objects, { prefix, recipients: config.offsite.recipients }, new Date());
+          const m = await pushCopy(store, objects, { prefix, recipients: config.offsite.recipients }, new Date(), onBytes);
+          progress.done();
           const { keepLast, keepDaily, keepWeekly, keepMonthly, keepYearly } = config.offsite.retention;
           const forgotten = await pruneCopies(objects, prefix, { keepLast, keepDaily, keepWeekly, keepMonthly, keepYearly }, new Date());
           if (ctx.json) ctx.emit({ ...m, forgotten });
@@ -82,7 +88,8 @@ export const offsiteCommand: Command = {
       if (what === 'fetch') {
         const out = stringFlag(ctx.args.flags, 'out')!;
         const snapshot = intFlag(ctx.args.flags, 'snapshot', 'offsite');
-        const m = await fetchCopy(objects, prefix, { ...(snapshot !== undefined ? { snapshot } : {}), identities, out });
+        const m = await fetchCopy(objects, prefix, { ...(snapshot !== undefined ? { snapshot } : {}), identities, out, onBytes });
+        progress.done();
         if (ctx.json) ctx.emit({ ...m, out });
         else ctx.say(`fetched snapshot ${m.snapshot} (taken ${m.takenAt}) into ${out}: SHA-256 checked, decrypted, database checked`);
         return EXIT_CODES.ok;
@@ -92,6 +99,7 @@ export const offsiteCommand: Command = {
       else ctx.say(checks.length ? checks.map((c) => `${c.ok ? 'ok ' : 'BAD'} snapshot ${c.snapshot}${c.decrypted ? ' (decrypted)' : ''}  ${c.object}${c.problem ? `: ${c.problem}` : ''}`).join('\n') : `no copies at ${objects.where}`);
       return checks.every((c) => c.ok) ? EXIT_CODES.ok : EXIT_CODES.partial;
     } finally {
+      progress.done();
       objects.close();
     }
   },
