@@ -4,6 +4,7 @@
 // with exactly the later edits on top (recreated objects compared through the run's id map), and
 // every later edit must be reported as a conflict (exit 5 through the CLI).
 
+import { POSITION_UNSEEN } from '../../src/restore/plan-content.js';
 import { describe, expect, it } from 'vitest';
 import type { Dialect } from '../../src/emulator/types.js';
 import type { FieldChange } from '../../src/restore/rollback-plan.js';
@@ -237,14 +238,15 @@ describe.each(['spec', 'observed'] as Dialect[])('rollback scenarios (%s dialect
       const diffs = compareModules(expected, after, invertIdMap(idMapOf(h.store.db, r.runId!)));
       if (dialect === 'observed') {
         // the records were never deleted: they are moved back into the recreated collection
-        expect.soft(r.notRestored.filter((n) => n.entity === 'record')).toEqual([]);
+        // (Tyrell Systems was archived before the first backup: its position is unknown, and said)
+        expect.soft(r.notRestored.filter((n) => n.entity === 'record' && n.reason !== POSITION_UNSEEN)).toEqual([]);
         expect(formatDifferences(diffs)).toEqual([]);
       } else {
         // the service deleted them with the collection: each is recreated in the copy (new ids,
         // paired through the journal), with its sub-records, cells and notes
         const map = idMapOf(h.store.db, r.runId!);
         for (const id of inLeads) expect(map.get(id), `record ${id} recreated`).toMatch(/^[0-9a-f]{24}$/);
-        expect(r.notRestored.filter((n) => n.entity === 'record')).toEqual([]);
+        expect(r.notRestored.filter((n) => n.entity === 'record' && n.reason !== POSITION_UNSEEN)).toEqual([]);
         expect(formatDifferences(checkDeclared(diffs, r.notRestored, expected).undeclared)).toEqual([]);
       }
     });
