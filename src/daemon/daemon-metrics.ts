@@ -39,6 +39,7 @@ export class PassMetrics {
   private readonly requestDurations: Histogram<'method' | 'route' | 'class'>;
 
   constructor() {
+    processRegistry(); // the runtime metrics observe from now on (GC, event-loop delay), not from the first scrape
     const registers = [this.registry];
     const live = (): LiveFigures | null => this.live();
     this.passes = new Counter({ name: 'wbsync_passes_total', help: 'Sync passes finished, by kind and status (complete, failed, interrupted).', labelNames: ['kind', 'status'], registers });
