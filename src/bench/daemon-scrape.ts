@@ -58,6 +58,8 @@ export async function measureDaemonScrapes(opts: ScrapeOptions): Promise<Record<
     const url = `http://${listen}/metrics`;
 
     const times: number[] = [];
+    const idle: number[] = [];
+    const duringPass: number[] = [];
     const rss: Array<{ atS: number; mb: number }> = [];
     let bytes = 0;
     let series = 0;
@@ -67,19 +69,26 @@ export async function measureDaemonScrapes(opts: ScrapeOptions): Promise<Record<
       const start = performance.now();
       const res = await fetch(url, { headers: { accept: PROMETHEUS_ACCEPT } });
       const body = await res.text();
-      times.push(performance.now() - start);
+      const ms = performance.now() - start;
+      times.push(ms);
+      // a scrape answered while a pass holds the event loop waits for it: counted apart
+      (/^wbsync_pass_running 1$/m.test(body) ? duringPass : idle).push(ms);
       bytes = body.length;
       series = body.split('\n').filter((l) => l && !l.startsWith('#')).length;
       if (rss.length === 0 || Date.now() - t0 >= rss.length * 5_000) rss.push({ atS: Math.round((Date.now() - t0) / 1000), mb: rssMb(child.pid!) });
       await new Promise((r) => setTimeout(r, opts.everyMs ?? 250));
     }
     const passes = (log.match(/"msg":"pass finished"/g) ?? []).length;
-    const sorted = [...times].sort((a, b) => a - b);
+    const stats = (xs: number[]): Record<string, number> | null => {
+      if (!xs.length) return null;
+      const sorted = [...xs].sort((a, b) => a - b);
+      return { n: xs.length, median: round2(quantile(sorted, 0.5)), p95: round2(quantile(sorted, 0.95)), max: round2(sorted[sorted.length - 1]!) };
+    };
     const firstHalf = rss.slice(0, Math.ceil(rss.length / 2)).map((r) => r.mb);
     const secondHalf = rss.slice(Math.ceil(rss.length / 2)).map((r) => r.mb);
     return {
       scrapes: times.length,
-      scrapeMs: { median: round2(quantile(sorted, 0.5)), p95: round2(quantile(sorted, 0.95)), max: round2(sorted[sorted.length - 1]!), first: round2(times[0]!) },
+      scrapeMs: { all: stats(times), idle: stats(idle), duringPass: stats(duringPass), firstAfterFullPass: round2(times[0]!) },
       exposition: { bytes, series, format: 'OpenMetrics (as Prometheus asks)' },
       rssMb: { atStart: rss[0]!.mb, atEnd: rss[rss.length - 1]!.mb, max: Math.max(...rss.map((r) => r.mb)), firstHalfMax: Math.max(...firstHalf), secondHalfMax: secondHalf.length ? Math.max(...secondHalf) : null },
       soakSeconds: opts.soakSeconds,
