@@ -26,7 +26,8 @@
 // (`flags['dry-run']`), with the global flags (--config, --db, --log-level, --json) merged in;
 // `ctx.args.positionals` holds the operands in order. A command with subcommands (`restore module`,
 // `restore records`) lists them in `subcommands` and has no `run` of its own; each subcommand is a
-// Command of the same shape whose `usage` starts with the full path (`wbsync restore module ...`).
+// Command of the same shape whose `usage` starts with the full path (`wbsync restore module ...`);
+// a new one (`restore workspace`) is one more entry in restoreCommand.subcommands.
 // Throw a WbsyncError('usage', ...) for a usage problem the parser cannot see: it exits 2.
 // Porting a command written before commander: import intFlag/stringFlag/listFlag from
 // './flag-values.js' instead of './args.js', and add it to registry.ts; nothing else changes.

@@ -87,6 +87,7 @@ describe('parsing with commander', () => {
 
   it('should error in one line with a suggestion on an unknown command or flag', () => {
     expect(usage(['snapshot']).message).toBe("unknown command 'snapshot'; did you mean 'snapshots'?");
+    expect(usage(['help', 'snapshot']).message).toBe("unknown command 'snapshot'; did you mean 'snapshots'?");
     expect(usage(['sync', '--ful']).message).toBe("unknown flag --ful for 'sync'; did you mean --full?");
     expect(usage(['sync', '--zzzzzzzz']).message).toBe("unknown flag --zzzzzzzz for 'sync'");
     expect(usage(['restore', 'modul', 'X']).message).toBe("unknown command 'restore modul'; did you mean 'restore module'?");

@@ -158,8 +158,10 @@ export function parseCommandLine(commands: readonly Command[], argv: readonly st
   );
   for (const spec of commands) addCommand(program, spec, 'wbsync', state, terms, (i) => (invocation = i));
 
+  // `wbsync help NAME` for a NAME that is no command: refused like the command itself, with a suggestion
+  const words = argv[0] === 'help' && argv[1] && !commands.some((c) => c.name === argv[1]) ? argv.slice(1) : argv;
   try {
-    program.parse([...argv], { from: 'user' });
+    program.parse([...words], { from: 'user' });
   } catch (e) {
     if (!(e instanceof CommanderError)) throw e;
     if (e.code === 'commander.helpDisplayed' || e.code === 'commander.version') return { kind: 'printed', text: out, code: 0, stream: 'stdout' };
