@@ -1,7 +1,6 @@
 // `wbsync daemon`: scheduled passes until SIGTERM/SIGINT, with /healthz and /metrics.
 
 import { EXIT_CODES } from '../../domain/errors.js';
-import { runDaemon } from '../../daemon/daemon.js';
 import type { Command } from '../command.js';
 
 export const daemonCommand: Command = {
@@ -39,6 +38,8 @@ export const daemonCommand: Command = {
   ],
   flags: [],
   async run(ctx) {
+    // loaded here: the metrics library costs every other command's start ~50 ms for nothing
+    const { runDaemon } = await import('../../daemon/daemon.js');
     const summary = await runDaemon({ loaded: ctx.config(), logger: ctx.logger(), signal: ctx.signal });
     if (ctx.json) ctx.emit({ stopped: true, ...summary });
     return EXIT_CODES.ok;
