@@ -15,10 +15,11 @@ import { errorFromResponse } from './response-errors.js';
 import { withQueue } from './queue.js';
 import { withRetry, type RetryInfo } from './retry.js';
 import * as s from './schemas.js';
-import { StatsRecorder } from './stats.js';
+import { StatsRecorder, type RequestTiming } from './stats.js';
 import { createUndiciTransport, type ApiRequest, type ApiResponse } from './transport.js';
 
 export type { RetryInfo } from './retry.js';
+export type { RequestTiming } from './stats.js';
 export { describeEndpoint } from './endpoint.js';
 
 export interface HttpClientOptions {
@@ -37,6 +38,8 @@ export interface HttpClientOptions {
   /** Bodies larger than this are refused (default 64 MiB). */
   maxBodyBytes?: number;
   onRetry?: (info: RetryInfo) => void;
+  /** Every finished exchange (retries included), with its route template and duration. */
+  onRequest?: (timing: RequestTiming) => void;
   logger?: Logger;
   /** Injected for tests: the jitter source (default Math.random). */
   random?: () => number;
@@ -55,7 +58,7 @@ type Query = ApiRequest['query'];
 
 export function createHttpClient(opts: HttpClientOptions): ServiceClient {
   const key = opts.apiKey;
-  const stats = new StatsRecorder();
+  const stats = new StatsRecorder(opts.onRequest);
   const concurrency = opts.concurrency ?? HTTP_DEFAULTS.concurrency;
   const transport = createUndiciTransport({
     baseUrl: opts.baseUrl,

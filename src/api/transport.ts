@@ -53,6 +53,8 @@ export function createUndiciTransport(opts: TransportOptions): Transport {
 
   async function send(req: ApiRequest): Promise<ApiResponse> {
     const endpoint = describeEndpoint(req.method, req.template);
+    const started = performance.now();
+    const timing = (): { method: string; route: string; seconds: number } => ({ method: req.method, route: req.template, seconds: (performance.now() - started) / 1000 });
     const api = req.api ?? true;
     const url = new URL(base.origin);
     url.pathname = `${prefix}${api ? '/api' : ''}${buildPath(req.template, req.params)}`.replace(/\/{2,}/g, '/') || '/';
@@ -101,16 +103,16 @@ export function createUndiciTransport(opts: TransportOptions): Transport {
       if (Number.isFinite(declared) && size < declared) {
         throw networkError(endpoint, 'truncated', true, `body truncated (${size} of ${declared} bytes)`, undefined, res.statusCode);
       }
-      opts.stats.recordRequest(res.statusCode);
+      opts.stats.recordRequest(res.statusCode, timing());
       return { status: res.statusCode, contentType, text: Buffer.concat(chunks).toString('utf8'), endpoint };
     } catch (err) {
       if (err instanceof WbsyncError) {
         // An over-cap body was a complete HTTP answer; a truncated one was a network failure.
         const tooBig = err.details?.['failure'] === 'too_large';
-        opts.stats.recordRequest(tooBig && err.status !== undefined ? err.status : 'network');
+        opts.stats.recordRequest(tooBig && err.status !== undefined ? err.status : 'network', timing());
         throw err;
       }
-      opts.stats.recordRequest('network');
+      opts.stats.recordRequest('network', timing());
       if (req.signal?.aborted) {
         throw new WbsyncError('unreachable', `${endpoint}: cancelled`, { endpoint, details: { cancelled: true } });
       }

@@ -1,6 +1,7 @@
 // `npm run bench`: sync figures against the emulator with injected latency, printed as one JSON
 // document. Targets (see README): requests = the minimum; wall <= 1.25 x latency bound;
-// event-loop p99 <= 50 ms; peak RSS <= 250 MB and set by the largest module; incremental cost.
+// event-loop p99 <= 50 ms; peak RSS <= 250 MB and set by the largest module; incremental cost;
+// the daemon: a scrape of /metrics <= 10 ms and no RSS growth over a soak.
 
 import { execFileSync } from 'node:child_process';
 import { mkdtempSync, rmSync } from 'node:fs';
@@ -11,6 +12,7 @@ import Database from 'better-sqlite3';
 import { offsiteFigures } from './offsite-bench.js';
 import { pruneFigures } from './prune-bench.js';
 import { applyBulkOverwrite, applyMixedChanges } from './changes.js';
+import { measureDaemonScrapes } from './daemon-scrape.js';
 import { startEmulatorChild, type EmulatorChild } from './emulator-child.js';
 import { openStore } from '../store/index.js';
 import { moduleWeight, planReverification } from '../sync/reverify-plan.js';
@@ -236,6 +238,9 @@ async function main(): Promise<void> {
       latencyBoundMs: Math.round(rbBound),
       wallOverBound: Math.round((rb.rollbackWallMs / rbBound) * 100) / 100,
     };
+
+    process.stderr.write('bench: the daemon on the large seed, scraped as Prometheus does, over a soak...\n');
+    report.daemon = await measureDaemonScrapes({ baseUrl: emu.baseUrl, apiKey: emu.apiKey, db: join(dir, 'c32.db'), dir, soakSeconds: Number(process.env.BENCH_SOAK_SECONDS ?? 60) });
   } finally {
     await emu.stop();
   }

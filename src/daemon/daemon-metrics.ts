@@ -1,126 +1,203 @@
-// What /metrics shows: pass counters and durations recorded as passes end, request counts from
-// the client, and database figures (rows per view, activity lag) read between passes.
+// What /metrics shows besides the process: the wbsync_* families (names, types and labels as
+// before prom-client, so dashboards keep working), fed as passes end and requests finish, and read
+// from the daemon's live state (health, request counts, database figures) at each scrape.
 
+import { Counter, Gauge, Histogram, Registry } from 'prom-client';
+import type { RequestTiming } from '../api/stats.js';
 import type { RequestStats } from '../api/port.js';
-import { Histogram, type MetricFamily, type Sample } from './metrics.js';
 import type { DbFigures } from './db-figures.js';
+import { OptionalGauge, processRegistry, renderMetrics, type MetricsContentType } from './metrics.js';
 
-const DURATION_BUCKETS_S = [1, 5, 15, 60, 300, 900, 3600];
+const PASS_BUCKETS_S = [1, 5, 15, 60, 300, 900, 3600];
+const REQUEST_BUCKETS_S = [0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1, 2.5, 5, 10, 30];
+const PASS_KINDS = ['full', 'incremental'];
+const PASS_STATUSES = ['complete', 'failed', 'interrupted'];
 
 export interface LiveFigures {
   nowMs: number;
   healthy: boolean;
+  /** The last pass failed because the key was refused (not an outage). */
+  authFailed: boolean;
   passRunning: boolean;
   lastSuccessMs: number | null;
   requests: RequestStats;
   db: DbFigures | null;
+  /** freshness.maxStalenessMinutes in ms. */
+  maxStalenessMs: number;
 }
 
+const ageS = (nowMs: number, atMs: number): number => Math.max(0, (nowMs - atMs) / 1000);
+
 export class PassMetrics {
-  private readonly passes = new Map<string, { kind: string; status: string; n: number }>();
-  private readonly lastDuration = new Map<string, number>();
-  private readonly durations = new Histogram(DURATION_BUCKETS_S);
-  private reverifyRequests = 0;
+  readonly registry = new Registry();
+  private live: () => LiveFigures | null = () => null;
+  private finished = 0;
+  private readonly passes: Counter<'kind' | 'status'>;
+  private readonly lastDuration: Gauge<'kind'>;
+  private readonly durations: Histogram<'kind'>;
+  private readonly reverify: Counter;
+  private readonly requestDurations: Histogram<'method' | 'route' | 'class'>;
+
+  constructor() {
+    processRegistry(); // the runtime metrics observe from now on (GC, event-loop delay), not from the first scrape
+    const registers = [this.registry];
+    const live = (): LiveFigures | null => this.live();
+    this.passes = new Counter({ name: 'wbsync_passes_total', help: 'Sync passes finished, by kind and status (complete, failed, interrupted).', labelNames: ['kind', 'status'], registers });
+    // every series from the start: increase() sees the first failure (a series born at 1 shows none)
+    for (const kind of PASS_KINDS) for (const status of PASS_STATUSES) this.passes.inc({ kind, status }, 0);
+    this.lastDuration = new Gauge({ name: 'wbsync_last_pass_duration_seconds', help: 'Duration of the last pass of each kind.', labelNames: ['kind'], registers });
+    this.durations = new Histogram({ name: 'wbsync_pass_duration_seconds', help: 'Pass durations.', labelNames: ['kind'], buckets: PASS_BUCKETS_S, registers });
+    this.reverify = new Counter({
+      name: 'wbsync_reverify_requests_total',
+      help: 'Requests incremental passes spent re-reading parts in full for the freshness window, since start.',
+      registers,
+    });
+    this.requestDurations = new Histogram({
+      name: 'wbsync_http_request_duration_seconds',
+      help: 'Requests sent to the service, by method, route template and status class (2xx, 3xx, 4xx, 5xx, network), each retry counted.',
+      labelNames: ['method', 'route', 'class'],
+      buckets: REQUEST_BUCKETS_S,
+      registers,
+    });
+    new Gauge({
+      name: 'wbsync_pass_running',
+      help: '1 while a pass is running.',
+      registers,
+      collect() {
+        this.set(live()?.passRunning ? 1 : 0);
+      },
+    });
+    new Gauge({
+      name: 'wbsync_healthy',
+      help: '1 when /healthz answers 200.',
+      registers,
+      collect() {
+        this.set(live()?.healthy ? 1 : 0);
+      },
+    });
+    new Gauge({
+      name: 'wbsync_auth_failed',
+      help: '1 while the last pass failed because the service refused the key (/healthz: "authentication failed"); a restart with a new key clears it.',
+      registers,
+      collect() {
+        this.set(live()?.authFailed ? 1 : 0);
+      },
+    });
+    new Counter({
+      name: 'wbsync_http_requests_total',
+      help: 'Requests sent to the service since start, by status class (2xx, 3xx, 4xx, 5xx, network).',
+      labelNames: ['class'],
+      registers,
+      collect() {
+        const figures = live();
+        this.reset();
+        for (const [cls, n] of Object.entries(figures?.requests.byClass ?? {})) this.inc({ class: cls }, n);
+      },
+    });
+    new Counter({
+      name: 'wbsync_http_retries_total',
+      help: 'Request retries since start.',
+      registers,
+      collect() {
+        this.reset();
+        this.inc(live()?.requests.retries ?? 0);
+      },
+    });
+    new OptionalGauge({
+      name: 'wbsync_last_success_timestamp_seconds',
+      help: 'Unix time the last successful pass finished.',
+      registers,
+      value: () => {
+        const at = live()?.lastSuccessMs ?? null;
+        return at === null ? null : at / 1000;
+      },
+    });
+    new Gauge({
+      name: 'wbsync_freshness_max_staleness_seconds',
+      help: 'freshness.maxStalenessMinutes in seconds: the age wbsync_oldest_unverified_seconds must stay under.',
+      registers,
+      collect() {
+        const ms = live()?.maxStalenessMs;
+        this.set(ms !== undefined && Number.isFinite(ms) ? ms / 1000 : 0);
+      },
+    });
+    this.registerDbFamilies(registers, live);
+  }
+
+  private registerDbFamilies(registers: Registry[], live: () => LiveFigures | null): void {
+    new Gauge({
+      name: 'wbsync_entities',
+      help: 'Rows per reporting view (the state as of the latest complete snapshot).',
+      labelNames: ['view'],
+      registers,
+      collect() {
+        this.reset();
+        for (const [view, n] of Object.entries(live()?.db?.rows ?? {})) this.set({ view }, n);
+      },
+    });
+    new OptionalGauge({
+      name: 'wbsync_activity_lag_seconds',
+      help: 'Seconds between now and the newest activity row stored (grows in a quiet workspace too).',
+      registers,
+      value: () => {
+        const f = live();
+        const at = f?.db?.newestActivityMs ?? null;
+        return f && at !== null ? ageS(f.nowMs, at) : null;
+      },
+    });
+    new OptionalGauge({
+      name: 'wbsync_oldest_unverified_seconds',
+      help: "Age of the part of the mirror read in full least recently (a module, or a workspace's own lists); past freshness.maxStalenessMinutes /healthz is unhealthy.",
+      registers,
+      value: () => {
+        const f = live();
+        const o = f?.db?.oldestVerified ?? null;
+        return f && o ? ageS(f.nowMs, o.atMs) : null;
+      },
+    });
+    new Gauge({
+      name: 'wbsync_cursor_lag_seconds',
+      help: "Seconds between now and each workspace's stored activity cursor.",
+      labelNames: ['workspace'],
+      registers,
+      collect() {
+        const f = live();
+        this.reset();
+        for (const [workspace, ms] of Object.entries(f?.db?.cursorsMs ?? {})) this.set({ workspace }, ageS(f!.nowMs, ms));
+      },
+    });
+  }
+
+  /** Where scrapes read the daemon's state from. */
+  setLive(source: () => LiveFigures): void {
+    this.live = source;
+  }
 
   /** Requests a pass spent re-reading parts in full because the freshness window asked for it. */
   recordReverification(requests: number): void {
-    this.reverifyRequests += requests;
+    this.reverify.inc(requests);
   }
 
   /** status: 'complete', 'failed' or 'interrupted'. */
   recordPass(kind: string, status: string, durationMs: number): void {
-    const key = `${kind}/${status}`;
-    const p = this.passes.get(key) ?? { kind, status, n: 0 };
-    p.n += 1;
-    this.passes.set(key, p);
-    this.lastDuration.set(kind, durationMs / 1000);
+    this.finished += 1;
+    this.passes.inc({ kind, status });
+    this.lastDuration.set({ kind }, durationMs / 1000);
     this.durations.observe({ kind }, durationMs / 1000);
+  }
+
+  /** One exchange with the service (the client's onRequest). */
+  observeRequest(r: RequestTiming): void {
+    this.requestDurations.observe({ method: r.method, route: r.route, class: r.statusClass }, r.seconds);
   }
 
   /** Passes finished since start, whatever their outcome. */
   total(): number {
-    let n = 0;
-    for (const p of this.passes.values()) n += p.n;
-    return n;
+    return this.finished;
   }
 
-  families(live: LiveFigures): MetricFamily[] {
-    const families: MetricFamily[] = [
-      {
-        name: 'wbsync_passes_total',
-        help: 'Sync passes finished, by kind and status (complete, failed, interrupted).',
-        type: 'counter',
-        samples: [...this.passes.values()].map((p) => ({ labels: { kind: p.kind, status: p.status }, value: p.n })),
-      },
-      {
-        name: 'wbsync_last_pass_duration_seconds',
-        help: 'Duration of the last pass of each kind.',
-        type: 'gauge',
-        samples: [...this.lastDuration].map(([kind, v]) => ({ labels: { kind }, value: v })),
-      },
-      { name: 'wbsync_pass_duration_seconds', help: 'Pass durations.', type: 'histogram', samples: this.durations.samples() },
-      { name: 'wbsync_pass_running', help: '1 while a pass is running.', type: 'gauge', samples: [{ value: live.passRunning ? 1 : 0 }] },
-      { name: 'wbsync_healthy', help: '1 when /healthz answers 200.', type: 'gauge', samples: [{ value: live.healthy ? 1 : 0 }] },
-      {
-        name: 'wbsync_http_requests_total',
-        help: 'Requests sent to the service since start, by status class (2xx, 3xx, 4xx, 5xx, network).',
-        type: 'counter',
-        samples: Object.entries(live.requests.byClass).map(([cls, n]) => ({ labels: { class: cls }, value: n })),
-      },
-      { name: 'wbsync_http_retries_total', help: 'Request retries since start.', type: 'counter', samples: [{ value: live.requests.retries }] },
-      {
-        name: 'wbsync_reverify_requests_total',
-        help: 'Requests incremental passes spent re-reading parts in full for the freshness window, since start.',
-        type: 'counter',
-        samples: [{ value: this.reverifyRequests }],
-      },
-    ];
-    if (live.lastSuccessMs !== null) {
-      families.push({
-        name: 'wbsync_last_success_timestamp_seconds',
-        help: 'Unix time the last successful pass finished.',
-        type: 'gauge',
-        samples: [{ value: live.lastSuccessMs / 1000 }],
-      });
-    }
-    if (live.db) families.push(...dbFamilies(live.db, live.nowMs));
-    return families;
+  /** The exposition, with the process and Node metrics, in the format the Accept header asks for. */
+  render(accept?: string): Promise<{ contentType: MetricsContentType; body: string }> {
+    return renderMetrics([processRegistry(), this.registry], accept);
   }
-}
-
-function dbFamilies(db: DbFigures, nowMs: number): MetricFamily[] {
-  const families: MetricFamily[] = [
-    {
-      name: 'wbsync_entities',
-      help: 'Rows per reporting view (the state as of the latest complete snapshot).',
-      type: 'gauge',
-      samples: Object.entries(db.rows).map(([view, n]) => ({ labels: { view }, value: n })),
-    },
-  ];
-  if (db.newestActivityMs !== null) {
-    families.push({
-      name: 'wbsync_activity_lag_seconds',
-      help: 'Seconds between now and the newest activity row stored (grows in a quiet workspace too).',
-      type: 'gauge',
-      samples: [{ value: Math.max(0, (nowMs - db.newestActivityMs) / 1000) }],
-    });
-  }
-  if (db.oldestVerified) {
-    families.push({
-      name: 'wbsync_oldest_unverified_seconds',
-      help: 'Age of the part of the mirror read in full least recently (a module, or a workspace\'s own lists); past freshness.maxStalenessMinutes /healthz is unhealthy.',
-      type: 'gauge',
-      samples: [{ value: Math.max(0, (nowMs - db.oldestVerified.atMs) / 1000) }],
-    });
-  }
-  const cursorSamples: Sample[] = Object.entries(db.cursorsMs).map(([workspace, ms]) => ({ labels: { workspace }, value: Math.max(0, (nowMs - ms) / 1000) }));
-  if (cursorSamples.length) {
-    families.push({
-      name: 'wbsync_cursor_lag_seconds',
-      help: 'Seconds between now and each workspace\'s stored activity cursor.',
-      type: 'gauge',
-      samples: cursorSamples,
-    });
-  }
-  return families;
 }

@@ -10,10 +10,9 @@ import type { Store } from '../store/port.js';
 import { cronIntervalMs } from './cron-interval.js';
 import { PassMetrics } from './daemon-metrics.js';
 import { readDbFigures, type DbFigures } from './db-figures.js';
-import { HealthState } from './health-state.js';
+import { HealthState, REASON_AUTH } from './health-state.js';
 import { parseListen, startHealthServer, type HealthServer } from './health-server.js';
 import { acquireLock, type DbLock } from './lock.js';
-import { renderMetrics } from './metrics.js';
 import { Notifier } from '../alerts/notifier.js';
 import { createOperations, type PassHooks } from './operations.js';
 import { createPassRunner } from './pass-runner.js';
@@ -71,6 +70,7 @@ export async function runDaemon(opts: DaemonOptions): Promise<DaemonSummary> {
   try {
     store = openStore(config.db);
     const openedStore = store;
+    const metrics = new PassMetrics();
     client = createHttpClient({
       baseUrl,
       apiKey,
@@ -79,11 +79,11 @@ export async function runDaemon(opts: DaemonOptions): Promise<DaemonSummary> {
       retries: config.http.retries,
       // Not the logger: one warn line per retried request would flood the log during an outage.
       onRetry: (r) => limited.log('warn', { endpoint: r.endpoint, reason: r.reason, status: r.status }, 'request retry', `retry: ${r.reason}`),
+      onRequest: (r) => metrics.observeRequest(r),
     });
     const openedClient = client;
     const maxStalenessMs = config.freshness.maxStalenessMinutes * 60_000;
     const health = new HealthState(STALE_AFTER_INTERVALS * intervalMs, maxStalenessMs);
-    const metrics = new PassMetrics();
     const notifier = new Notifier({ webhooks: config.alerts.webhooks, healthchecksUrl: config.alerts.healthchecksUrl, database: openedStore.path, timeoutMs: config.alerts.timeoutMs, logger });
     notifiers.push(notifier);
     const hooks = createOperations({ store: openedStore, config, logger, notifier, now: () => new Date(now()) });
@@ -127,25 +127,26 @@ export async function runDaemon(opts: DaemonOptions): Promise<DaemonSummary> {
       }),
     });
 
+    metrics.setLive(() => {
+      const t = now();
+      const report = health.report(t);
+      return {
+        nowMs: t,
+        healthy: report.httpStatus === 200,
+        authFailed: report.body.reason === REASON_AUTH,
+        passRunning: scheduler.running() !== null,
+        lastSuccessMs: report.body.lastSuccess === null ? null : Date.parse(report.body.lastSuccess),
+        requests: openedClient.stats(),
+        db: cache.figures,
+        maxStalenessMs,
+      };
+    });
     const { host, port } = parseListen(config.daemon.listen);
     server = await startHealthServer({
       host,
       port,
       health: () => health.report(now()),
-      metrics: () => {
-        const t = now();
-        const report = health.report(t);
-        return renderMetrics(
-          metrics.families({
-            nowMs: t,
-            healthy: report.httpStatus === 200,
-            passRunning: scheduler.running() !== null,
-            lastSuccessMs: report.body.lastSuccess === null ? null : Date.parse(report.body.lastSuccess),
-            requests: openedClient.stats(),
-            db: cache.figures,
-          }),
-        );
-      },
+      metrics: (accept) => metrics.render(accept),
     });
     logger.info({ address: server.address }, 'listening');
     logger.info(

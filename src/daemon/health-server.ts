@@ -1,17 +1,17 @@
 // GET /healthz and GET /metrics on daemon.listen, with node:http; nothing else is served.
-// Handlers are synchronous reads of state kept by the daemon, so a scrape never touches the
-// service or waits for a pass.
+// Handlers read state kept by the daemon (the metrics render is asynchronous only because
+// prom-client's is), so a scrape never touches the service or waits for a pass.
 
 import { createServer, type IncomingMessage, type ServerResponse } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { WbsyncError } from '../domain/errors.js';
-import { METRICS_CONTENT_TYPE } from './metrics.js';
 
 export interface HealthServerOptions {
   host: string;
   port: number;
   health(): { httpStatus: number; body: unknown };
-  metrics(): string;
+  /** The exposition in the format the scraper's Accept header asks for. */
+  metrics(accept: string | undefined): Promise<{ contentType: string; body: string }>;
 }
 
 export interface HealthServer {
@@ -44,10 +44,13 @@ function handle(opts: HealthServerOptions, req: IncomingMessage, res: ServerResp
       const h = opts.health();
       return reply(res, h.httpStatus, 'application/json; charset=utf-8', `${JSON.stringify(h.body)}\n`, req.method === 'HEAD');
     }
-    return reply(res, 200, METRICS_CONTENT_TYPE, opts.metrics(), req.method === 'HEAD');
   } catch (e) {
     return reply(res, 500, 'text/plain; charset=utf-8', `internal error: ${(e as Error).message}\n`, false);
   }
+  opts.metrics(req.headers.accept).then(
+    (m) => reply(res, 200, m.contentType, m.body, req.method === 'HEAD'),
+    (e: unknown) => reply(res, 500, 'text/plain; charset=utf-8', `internal error: ${(e as Error).message}\n`, false),
+  );
 }
 
 export function startHealthServer(opts: HealthServerOptions): Promise<HealthServer> {

@@ -72,7 +72,8 @@ describe('daemon lifecycle', () => {
     expect(metrics.text).toMatch(/^wbsync_entities\{view="records"\} [1-9]\d*$/m);
     expect(metrics.text).toMatch(/^wbsync_last_success_timestamp_seconds \d+/m);
     expect(metrics.text).toMatch(/^wbsync_activity_lag_seconds \d/m);
-    expect(metrics.text).toMatch(/^wbsync_pass_duration_seconds_bucket\{kind="full",le="\+Inf"\} 1$/m);
+    // label order is the exposition library's (prom-client writes le first); Prometheus reads either
+    expect(metrics.text).toMatch(/^wbsync_pass_duration_seconds_bucket\{(kind="full",le="\+Inf"|le="\+Inf",kind="full")\} 1$/m);
     expect((await getJson(port, '/nope')).status).toBe(404);
 
     // one daemon per database

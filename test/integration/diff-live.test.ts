@@ -3,10 +3,10 @@
 // through the journal (exit 0).
 
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { COMMON_FLAGS, parseArgs } from '../../src/cli/args.js';
 import type { CommandContext } from '../../src/cli/command.js';
 import { diffCommand } from '../../src/cli/commands/diff.js';
 import { restoreCommand } from '../../src/cli/commands/restore.js';
+import { parseCommandArgs } from '../../src/cli/program.js';
 import { loadConfig } from '../../src/config/load.js';
 import { createLogger } from '../../src/config/logger.js';
 import type { Dialect } from '../../src/emulator/types.js';
@@ -18,7 +18,7 @@ const ATTRIBUTION = 'Restored by wbsync — originally by {author} at {createdAt
 async function cli(h: Harness, cmd: typeof diffCommand, argv: string[]): Promise<{ code: number; out: string; doc: any }> {
   let out = '';
   let err = '';
-  const args = parseArgs(argv, [...cmd.flags, ...COMMON_FLAGS], cmd.name);
+  const { command, args } = parseCommandArgs(cmd, argv);
   const env = { WBSYNC_BASE_URL: h.emu.baseUrl, WBSYNC_API_KEY: h.emu.apiKey, WBSYNC_DB: h.dbPath, WBSYNC_LOG_LEVEL: 'silent' };
   const json = args.flags.json === true;
   const ctx: CommandContext = {
@@ -33,7 +33,7 @@ async function cli(h: Harness, cmd: typeof diffCommand, argv: string[]): Promise
     emit: (d) => void (out += JSON.stringify(d)),
     signal: new AbortController().signal,
   };
-  const code = await cmd.run(ctx);
+  const code = await command.run!(ctx);
   return { code, out, doc: json ? JSON.parse(out) : null };
 }
 

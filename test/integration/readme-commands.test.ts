@@ -10,7 +10,7 @@ import * as age from 'age-encryption';
 import Database from 'better-sqlite3';
 import S3rver from 's3rver';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { COMMON_FLAGS } from '../../src/cli/args.js';
+import { GLOBAL_FLAGS } from '../../src/cli/command.js';
 import { COMMANDS } from '../../src/cli/registry.js';
 import { startEmulator } from '../../src/emulator/index.js';
 import type { RunningEmulator } from '../../src/emulator/types.js';
@@ -133,9 +133,10 @@ describe('the README’s command lines', () => {
   it('every synopsis names a real command and its real flags', () => {
     for (const s of synopses) {
       const words = s.replace(/\\\|/g, '|').split(/[\s[\]|…]+/).filter(Boolean);
-      const cmd = COMMANDS.find((c) => c.name === words[1]);
-      expect(cmd, s).toBeTruthy();
-      const flags = new Set([...cmd!.flags, ...COMMON_FLAGS].map((f) => `--${f.name}`));
+      const top = COMMANDS.find((c) => c.name === words[1]);
+      expect(top, s).toBeTruthy();
+      const cmd = top!.subcommands?.find((c) => c.name === words[2]) ?? top!;
+      const flags = new Set([...cmd.flags, ...GLOBAL_FLAGS].map((f) => `--${f.name}`));
       for (const w of words.filter((x) => x.startsWith('--'))) expect(flags.has(w), `${s}: ${w}`).toBe(true);
     }
   });

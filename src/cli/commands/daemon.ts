@@ -1,7 +1,6 @@
 // `wbsync daemon`: scheduled passes until SIGTERM/SIGINT, with /healthz and /metrics.
 
 import { EXIT_CODES } from '../../domain/errors.js';
-import { runDaemon } from '../../daemon/daemon.js';
 import type { Command } from '../command.js';
 
 export const daemonCommand: Command = {
@@ -20,7 +19,9 @@ export const daemonCommand: Command = {
     '',
     'GET /healthz on daemon.listen: 200 while the last pass succeeded within three incremental',
     'intervals, else 503 with a reason ("authentication failed", "service unreachable", ...).',
-    'GET /metrics: Prometheus text. Logs: JSON lines on stderr, one "pass finished" line per pass.',
+    'GET /metrics: Prometheus text, or OpenMetrics when the scraper asks for it — process and Node',
+    'runtime metrics and the wbsync_* families (deploy/prometheus has alert rules, deploy/grafana a',
+    'dashboard). Logs: JSON lines on stderr, one "pass finished" line per pass.',
     '',
     'On SIGTERM/SIGINT the pass in flight stops after its current module (its snapshot is marked',
     'failed; the next pass redoes the work), the database is closed and the lock released, within',
@@ -37,6 +38,8 @@ export const daemonCommand: Command = {
   ],
   flags: [],
   async run(ctx) {
+    // loaded here: the metrics library costs every other command's start ~50 ms for nothing
+    const { runDaemon } = await import('../../daemon/daemon.js');
     const summary = await runDaemon({ loaded: ctx.config(), logger: ctx.logger(), signal: ctx.signal });
     if (ctx.json) ctx.emit({ stopped: true, ...summary });
     return EXIT_CODES.ok;

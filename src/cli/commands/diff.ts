@@ -6,7 +6,7 @@ import type { ServiceClient } from '../../api/port.js';
 import { formatDiff } from '../../restore/diff-format.js';
 import { runDiff } from '../../restore/diff-scope.js';
 import { checkKinds } from '../../restore/rollback-selection.js';
-import { intFlag, listFlag, stringFlag } from '../args.js';
+import { intFlag, listFlag, stringFlag } from '../flag-values.js';
 import type { Command } from '../command.js';
 import { openClient, openDb } from '../open.js';
 

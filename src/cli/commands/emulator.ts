@@ -3,7 +3,7 @@
 import { WbsyncError } from '../../domain/errors.js';
 import { runEmulatorCommand } from '../../emulator/command.js';
 import type { Dialect, SeedName } from '../../emulator/types.js';
-import { stringFlag } from '../args.js';
+import { stringFlag } from '../flag-values.js';
 import type { Command } from '../command.js';
 
 const SEEDS: SeedName[] = ['none', 'demo', 'small', 'large'];

@@ -1,7 +1,7 @@
 // `wbsync export`: a standalone SQLite copy whose views show one snapshot.
 
 import { WbsyncError } from '../../domain/errors.js';
-import { intFlag, stringFlag } from '../args.js';
+import { intFlag, stringFlag } from '../flag-values.js';
 import type { Command } from '../command.js';
 import { openDb } from '../open.js';
 

@@ -6,7 +6,7 @@ import { EXIT_CODES, WbsyncError } from '../../domain/errors.js';
 import { parseIdentities } from '../../offsite/age-stream.js';
 import { objectStoreOf } from '../../offsite/object-store.js';
 import { fetchCopy, listCopies, pruneCopies, pushCopy, verifyCopies } from '../../offsite/offsite.js';
-import { intFlag, stringFlag } from '../args.js';
+import { intFlag, stringFlag } from '../flag-values.js';
 import type { Command, CommandContext } from '../command.js';
 import { openDb } from '../open.js';
 import { createProgressLine } from '../progress.js';

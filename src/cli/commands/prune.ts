@@ -4,7 +4,7 @@
 import { WbsyncError } from '../../domain/errors.js';
 import { isEmptyPolicy, type RetentionPolicy } from '../../retention/policy.js';
 import { prune, type PruneResult } from '../../retention/prune.js';
-import { intFlag, stringFlag } from '../args.js';
+import { intFlag, stringFlag } from '../flag-values.js';
 import type { Command } from '../command.js';
 import { openDb } from '../open.js';
 

@@ -5,8 +5,8 @@ import { readFileSync } from 'node:fs';
 import { z } from 'zod';
 import { EXIT_CODES, WbsyncError } from '../../domain/errors.js';
 import { restoreWorkspace } from '../../restore/restore-workspace.js';
-import { intFlag, stringFlag, type FlagValues } from '../args.js';
-import type { CommandContext } from '../command.js';
+import type { Command, CommandContext, FlagValues } from '../command.js';
+import { intFlag, stringFlag } from '../flag-values.js';
 import { openForRun, type TargetService } from '../open.js';
 import { countsLine, notRestoredLines, planLines } from './restore-output.js';
 
@@ -45,7 +45,7 @@ function targetOf(flags: FlagValues): TargetService | undefined {
   return { baseUrl: url.replace(/\/+$/, ''), apiKey };
 }
 
-export async function runRestoreWorkspace(ctx: CommandContext, id: string, flags: FlagValues): Promise<number> {
+async function runRestoreWorkspace(ctx: CommandContext, id: string, flags: FlagValues): Promise<number> {
   const into = stringFlag(flags, 'into-workspace');
   const newName = stringFlag(flags, 'new-name');
   if (into && newName) throw new WbsyncError('usage', '--into-workspace and --new-name exclude each other', { hint: 'restore into an existing workspace, or create one with a new name' });
@@ -59,7 +59,7 @@ export async function runRestoreWorkspace(ctx: CommandContext, id: string, flags
       { client: run.client, store: run.store, logger: ctx.logger() },
       {
         workspaceId: id,
-        snapshotId: intFlag(flags, 'snapshot', 'restore'),
+        snapshotId: intFlag(flags, 'snapshot', 'restore workspace'),
         ...(into ? { intoWorkspace: into } : {}),
         ...(newName ? { newName } : {}),
         ...(userMap ? { userMap } : {}),
@@ -90,3 +90,40 @@ export async function runRestoreWorkspace(ctx: CommandContext, id: string, flags
     await run.close();
   }
 }
+
+export const restoreWorkspaceCommand: Command = {
+  name: 'workspace',
+  summary: 'recreate a whole workspace, here or on another service',
+  usage: 'wbsync restore workspace ID [--snapshot N] [--into-workspace WS | --new-name NAME] [--target-url URL --target-key-file F] [--map-users FILE] [--pause-automations] [--dry-run]',
+  description:
+    'Recreates a whole workspace from snapshot N (default: the latest holding it) — name, description,\n' +
+    'icon, banner, members with their roles, every module with everything restore module restores,\n' +
+    "relations between the modules remapped, module-access grants and the workspace's automations — as\n" +
+    'a new workspace (its name, or --new-name) or into an existing one (--into-workspace). With\n' +
+    '--target-url and --target-key-file every write goes to another service (a new instance after the\n' +
+    'old one was lost); --map-users FILE (JSON: {"old user id": "new user id"}) maps members, person\n' +
+    'cells, grants and recipes; a user the target lacks is reported. Refused (exit 6, nothing written)\n' +
+    'when the name is taken on the target, or the target key cannot create workspaces. One journal:\n' +
+    'running the same command again resumes and creates nothing twice.',
+  examples: [
+    'wbsync restore workspace 65f0c0ffee0000000000aaaa --dry-run',
+    'wbsync restore workspace 65f0c0ffee0000000000aaaa --new-name Ops-restored --json',
+    'wbsync restore workspace 65f0c0ffee0000000000aaaa --target-url https://boards.new.example.com --target-key-file ./new.key --map-users users.json',
+  ],
+  positionals: [{ name: 'ID', description: 'the id of the workspace to restore', required: true }],
+  flags: [
+    { name: 'snapshot', type: 'number', valueName: 'N', description: 'restore from this snapshot (default: the latest holding it)' },
+    { name: 'into-workspace', type: 'string', valueName: 'WS', description: 'restore into this existing workspace' },
+    { name: 'new-name', type: 'string', valueName: 'NAME', description: 'name of the workspace to create (default: the original name)' },
+    { name: 'target-url', type: 'string', valueName: 'URL', description: 'write to this other service' },
+    { name: 'target-key-file', type: 'string', valueName: 'FILE', description: "the other service's key, read from this file" },
+    { name: 'map-users', type: 'string', valueName: 'FILE', description: 'JSON object of old user id → user id on the target' },
+    { name: 'pause-automations', type: 'boolean', description: "pause the target workspace's active recipes during the restore" },
+    { name: 'dry-run', type: 'boolean', description: 'print the plan and write nothing' },
+  ],
+  async run(ctx) {
+    const [id] = ctx.args.positionals;
+    if (!id) throw new WbsyncError('usage', 'restore workspace needs a workspace id', { hint: "see 'wbsync restore workspace --help'" });
+    return runRestoreWorkspace(ctx, id, ctx.args.flags);
+  },
+};

@@ -5,7 +5,7 @@
 import { EXIT_CODES, WbsyncError } from '../../domain/errors.js';
 import { rollback, type RollbackResult } from '../../restore/rollback.js';
 import type { FieldChange, RollbackKind } from '../../restore/rollback-plan.js';
-import { intFlag, listFlag, stringFlag } from '../args.js';
+import { intFlag, listFlag, stringFlag } from '../flag-values.js';
 import type { Command } from '../command.js';
 import { openForRun } from '../open.js';
 
@@ -65,7 +65,6 @@ export const rollbackCommand: Command = {
     'wbsync rollback --module 65f0c0ffee0000000000bbbb --to-snapshot 41 --changed-by automation --changed-between 2026-11-24T09:00:00Z 2026-11-24T10:00:00Z --pause-automations',
     'wbsync rollback --module 65f0c0ffee0000000000bbbb --to-snapshot 41 --kinds columns,cells --json',
   ],
-  positionals: [{ name: 'T2', description: 'the end of --changed-between T1 T2' }],
   flags: [
     { name: 'module', type: 'string', valueName: 'ID', description: 'the live module to roll back' },
     { name: 'to-snapshot', type: 'number', valueName: 'N', description: 'go back to snapshot N' },
@@ -75,24 +74,17 @@ export const rollbackCommand: Command = {
     { name: 'collection', type: 'list', valueName: 'ID', description: 'only this collection and what is in it (repeatable)' },
     { name: 'kinds', type: 'string', valueName: 'K,...', description: 'only these kinds: cells,records,columns,collections,amendments' },
     { name: 'changed-by', type: 'string', valueName: 'USER|automation', description: 'only what the feed shows this user (or any automation) changed' },
-    { name: 'changed-between', type: 'string', valueName: 'T1 T2', description: 'only what the feed shows changed between T1 and T2' },
+    { name: 'changed-between', type: 'pair', valueName: 'T1 T2', description: 'only what the feed shows changed between T1 and T2' },
     { name: 'force', type: 'boolean', description: 'also overwrite fields edited after the damage (conflicts)' },
     { name: 'pause-automations', type: 'boolean', description: "pause the module's and the workspace's active recipes meanwhile" },
     { name: 'dry-run', type: 'boolean', description: 'list the writes and conflicts, write nothing' },
   ],
   async run(ctx) {
     const flags = ctx.args.flags;
-    const positionals = [...ctx.args.positionals];
     const moduleId = stringFlag(flags, 'module');
     if (!moduleId) throw new WbsyncError('usage', 'rollback needs --module ID', usageHint);
-    const t1 = stringFlag(flags, 'changed-between');
-    let changedBetween: [string, string] | undefined;
-    if (t1 !== undefined) {
-      const t2 = positionals.shift();
-      if (!t2) throw new WbsyncError('usage', '--changed-between takes two times: --changed-between T1 T2', usageHint);
-      changedBetween = [t1, t2];
-    }
-    if (positionals.length) throw new WbsyncError('usage', `rollback takes no argument '${positionals[0]}'`, usageHint);
+    const between = listFlag(flags, 'changed-between');
+    const changedBetween: [string, string] | undefined = between.length === 2 ? [between[0]!, between[1]!] : undefined;
     const kinds = stringFlag(flags, 'kinds')?.split(',').map((k) => k.trim()).filter(Boolean) as RollbackKind[] | undefined;
     const { config } = ctx.config();
     const run = openForRun(ctx);

@@ -2,7 +2,7 @@
 
 import { activeHolds, releaseHold, type Hold } from '../../retention/holds.js';
 import type { SnapshotInfo } from '../../store/port.js';
-import { intFlag } from '../args.js';
+import { intFlag } from '../flag-values.js';
 import type { Command } from '../command.js';
 import { openDb } from '../open.js';
 

@@ -3,7 +3,7 @@
 import { EXIT_CODES } from '../../domain/errors.js';
 import { acquireLock } from '../../daemon/lock.js';
 import { runPass, type PassResult } from '../../sync/pass.js';
-import { listFlag } from '../args.js';
+import { listFlag } from '../flag-values.js';
 import type { Command } from '../command.js';
 import { openClient, openDb } from '../open.js';
 import { createProgressLine } from '../progress.js';
