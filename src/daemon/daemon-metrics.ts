@@ -37,6 +37,8 @@ export class PassMetrics {
   private readonly durations: Histogram<'kind'>;
   private readonly reverify: Counter;
   private readonly requestDurations: Histogram<'method' | 'route' | 'class'>;
+  private readonly offsitePushes: Counter<'status'>;
+  private readonly offsiteLast: Gauge;
 
   constructor() {
     processRegistry(); // the runtime metrics observe from now on (GC, event-loop delay), not from the first scrape
@@ -52,6 +54,9 @@ export class PassMetrics {
       help: 'Requests incremental passes spent re-reading parts in full for the freshness window, since start.',
       registers,
     });
+    this.offsitePushes = new Counter({ name: 'wbsync_offsite_pushes_total', help: 'Offsite copies pushed after full passes, by status (ok, failed).', labelNames: ['status'], registers });
+    for (const status of ['ok', 'failed']) this.offsitePushes.inc({ status }, 0);
+    this.offsiteLast = new Gauge({ name: 'wbsync_offsite_last_success_timestamp_seconds', help: 'When the last offsite copy was pushed (0: none since start).', registers });
     this.requestDurations = new Histogram({
       name: 'wbsync_http_request_duration_seconds',
       help: 'Requests sent to the service, by method, route template and status class (2xx, 3xx, 4xx, 5xx, network), each retry counted.',
@@ -184,6 +189,12 @@ export class PassMetrics {
     this.passes.inc({ kind, status });
     this.lastDuration.set({ kind }, durationMs / 1000);
     this.durations.observe({ kind }, durationMs / 1000);
+  }
+
+  /** An offsite push after a full pass finished. */
+  recordOffsite(ok: boolean, atMs: number): void {
+    this.offsitePushes.inc({ status: ok ? 'ok' : 'failed' });
+    if (ok) this.offsiteLast.set(atMs / 1000);
   }
 
   /** One exchange with the service (the client's onRequest). */

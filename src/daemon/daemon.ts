@@ -86,7 +86,7 @@ export async function runDaemon(opts: DaemonOptions): Promise<DaemonSummary> {
     const health = new HealthState(STALE_AFTER_INTERVALS * intervalMs, maxStalenessMs);
     const notifier = new Notifier({ webhooks: config.alerts.webhooks, healthchecksUrl: config.alerts.healthchecksUrl, database: openedStore.path, timeoutMs: config.alerts.timeoutMs, logger });
     notifiers.push(notifier);
-    const hooks = createOperations({ store: openedStore, config, logger, notifier, now: () => new Date(now()) });
+    const hooks = createOperations({ store: openedStore, config, logger, notifier, now: () => new Date(now()), onOffsite: (ok) => metrics.recordOffsite(ok, now()) });
     operations.push(hooks);
     // Re-read after each pass only (see db-figures.ts); scrapes use this copy.
     const cache: { figures: DbFigures | null } = { figures: null };

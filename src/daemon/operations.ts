@@ -32,6 +32,8 @@ export interface OperationsDeps {
   logger: Logger;
   notifier: Notifier;
   now: () => Date;
+  /** Each offsite push's outcome (metrics). */
+  onOffsite?: (ok: boolean) => void;
 }
 
 export function createOperations(deps: OperationsDeps): PassHooks {
@@ -88,9 +90,11 @@ export function createOperations(deps: OperationsDeps): PassHooks {
         const m = await pushCopy(store, objects, { prefix: o.prefix, recipients: o.recipients }, deps.now());
         const forgotten = await pruneCopies(objects, o.prefix, o.retention, deps.now());
         logger.info({ snapshot: m.snapshot, bytes: m.bytes, sha256: m.sha256, forgotten }, 'offsite copy pushed');
+        deps.onOffsite?.(true);
       } catch (e) {
         const message = e instanceof Error ? e.message : String(e);
         logger.warn({ snapshot: r.snapshot, err: message }, 'offsite push failed');
+        deps.onOffsite?.(false);
         notifier.notify({ event: 'offsite_failed', summary: `offsite copy of snapshot ${r.snapshot} failed: ${message}`.slice(0, 500), details: { snapshot: r.snapshot, where: objects.where, hint: "run 'wbsync offsite push' to retry; 'wbsync offsite verify' checks the copies there" } });
       } finally {
         objects.close();

@@ -14,7 +14,7 @@ import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
 import { startEmulator } from '../../src/emulator/index.js';
 import type { RunningEmulator } from '../../src/emulator/types.js';
 import { api, dumpOf, tempDir } from '../helpers/harness.js';
-import { eventually, killAll, startDaemon, writeConfig } from './daemon-harness.js';
+import { eventually, getJson, killAll, startDaemon, writeConfig } from './daemon-harness.js';
 
 interface Hit {
   path: string;
@@ -229,6 +229,9 @@ describe('daemon alerts and tripwire', () => {
     const good = startDaemon(writeConfig(dir, 'os', { db: join(dir, 'os', 'wbsync.db'), extra: { offsite: offsite(`http://127.0.0.1:${port}`) } }), emu.baseUrl, emu.apiKey);
     const pushed = await good.waitForLog((l) => l.msg === 'offsite copy pushed', 30_000, 'offsite copy pushed');
     expect(pushed.sha256).toMatch(/^[0-9a-f]{64}$/);
+    const metrics = await getJson(await good.port(), '/metrics');
+    expect(metrics.text).toMatch(/^wbsync_offsite_pushes_total\{status="ok"\} 1$/m);
+    expect(metrics.text).toMatch(/^wbsync_offsite_last_success_timestamp_seconds [1-9]/m);
 
     const dead = await receiver();
     const deadUrl = dead.url;

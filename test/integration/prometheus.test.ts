@@ -53,7 +53,7 @@ describe('promtool on the rules', () => {
   it('promtool check rules accepts the rules file', () => {
     const r = promtool(['check', 'rules', RULES]);
     expect(r.status, r.stdout + r.stderr).toBe(0);
-    expect(r.stdout).toMatch(/SUCCESS: 5 rules found/);
+    expect(r.stdout).toMatch(/SUCCESS: 6 rules found/);
   });
 
   it('promtool test rules: each alert fires on a synthetic series and stays quiet on a healthy one', () => {
