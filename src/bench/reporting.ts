@@ -2,11 +2,16 @@
 // then N incremental passes each after 50 mixed writes), each README query and typical view access
 // timed on it, and the database's size. Targets (see README): <= 100 ms per query.
 
-import { statSync } from 'node:fs';
+import { execFileSync } from 'node:child_process';
+import { mkdtempSync, rmSync, statSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { fileURLToPath } from 'node:url';
 import Database from 'better-sqlite3';
 import { createHttpClient } from '../api/http-client.js';
 import { REPORTING_QUERIES } from '../cli/reporting-queries.js';
 import { createLogger } from '../config/logger.js';
+import type { FileFormat } from '../store/export-files.js';
 import { openStore } from '../store/index.js';
 import { runPass } from '../sync/pass.js';
 import { applyMixedChanges } from './changes.js';
@@ -15,6 +20,8 @@ export interface HistoryBuild {
   passes: number;
   writesPerPass: number;
   fullPassMs: number;
+  /** CPU of this process (crawl, hashing, the writer thread) for the full pass */
+  fullPassCpuMs: number;
   incrementalMsMean: number;
   /** CPU of this process (syncer + writer thread) per incremental pass */
   incrementalCpuMsMean: number;
@@ -26,9 +33,11 @@ export async function buildHistoryDb(baseUrl: string, apiKey: string, dbPath: st
   const store = openStore(dbPath);
   const deps = { client, store, logger: createLogger({ level: 'silent' }) };
   try {
+    const f0 = process.cpuUsage();
     let t0 = performance.now();
     await runPass(deps, { full: true, feedSlices: 8 });
     const fullPassMs = performance.now() - t0;
+    const fullUsed = process.cpuUsage(f0);
     let wall = 0;
     let cpu = 0;
     for (let i = 0; i < passes; i++) {
@@ -46,6 +55,7 @@ export async function buildHistoryDb(baseUrl: string, apiKey: string, dbPath: st
       passes,
       writesPerPass: 50,
       fullPassMs: Math.round(fullPassMs),
+      fullPassCpuMs: Math.round((fullUsed.user + fullUsed.system) / 1000),
       incrementalMsMean: Math.round(wall / Math.max(1, passes)),
       incrementalCpuMsMean: Math.round(cpu / Math.max(1, passes)),
     };
@@ -125,5 +135,33 @@ export function timeReporting(dbPath: string): ReportingFigures {
     };
   } finally {
     db.close();
+  }
+}
+
+export interface ExportFigures {
+  format: FileFormat;
+  rows: number;
+  megabytes: number;
+  wallMs: number;
+  rowsPerSec: number;
+  /** of the exporting process (its own), and its RSS before the export began */
+  peakRssMb: number;
+  rssBeforeMb: number;
+}
+
+const EXPORT_WORKER = fileURLToPath(new URL('./export-worker.js', import.meta.url));
+
+/** `export --format` of the latest complete snapshot in its own process: rows per second, end to end (fsync included). */
+export function measureExport(dbPath: string, format: FileFormat): ExportFigures {
+  const dir = mkdtempSync(join(tmpdir(), 'wbsync-export-bench-'));
+  try {
+    const out = execFileSync(process.execPath, [EXPORT_WORKER, JSON.stringify({ db: dbPath, out: join(dir, 'out'), format })], { encoding: 'utf8' });
+    const r = JSON.parse(out.trim().split('\n').pop()!) as { rows: number; bytes: number; wallMs: number; peakRssMb: number; rssBeforeMb: number };
+    return {
+      format, rows: r.rows, megabytes: Math.round(r.bytes / 1048576), wallMs: Math.round(r.wallMs),
+      rowsPerSec: Math.round((r.rows / r.wallMs) * 1000), peakRssMb: r.peakRssMb, rssBeforeMb: r.rssBeforeMb,
+    };
+  } finally {
+    rmSync(dir, { recursive: true, force: true });
   }
 }
