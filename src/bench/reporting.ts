@@ -2,7 +2,7 @@
 // then N incremental passes each after 50 mixed writes), each README query and typical view access
 // timed on it, and the database's size. Targets (see README): <= 100 ms per query.
 
-import { execFileSync } from 'node:child_process';
+import { execFileSync, spawnSync } from 'node:child_process';
 import { mkdtempSync, rmSync, statSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
@@ -68,12 +68,28 @@ export async function buildHistoryDb(baseUrl: string, apiKey: string, dbPath: st
 export interface QueryTiming {
   title: string;
   rows: number;
-  /** median of 5 runs after one warm-up */
+  /** better-sqlite3, rows into JS objects: median of 5 runs after one warm-up */
   medianMs: number;
   maxMs: number;
+  /** the sqlite3 shell (.timer, output discarded): median of 5 runs after one warm-up; null without the shell */
+  shellMedianMs: number | null;
 }
 
+/** Runs `sql` six times in the sqlite3 shell and returns the median of the last five "Run Time: real" figures. */
+function timeInShell(dbPath: string, sql: string): number | null {
+  const text = `.timer on\n.output /dev/null\n${`${sql.trim().replace(/;$/, '')};\n`.repeat(6)}`;
+  const r = spawnSync('sqlite3', ['-readonly', dbPath], { input: text, encoding: 'utf8', maxBuffer: 1 << 24 });
+  if (r.error || r.status !== 0) return null;
+  const runs = [...r.stdout.matchAll(/Run Time: real ([\d.]+)/g)].map((m) => Number(m[1]) * 1000).slice(1).sort((a, b) => a - b);
+  return runs.length === 5 ? Math.round(runs[2]! * 10) / 10 : null;
+}
+
+/** A parameter as an SQL literal, for the shell. */
+const literal = (v: unknown): string => (typeof v === 'number' ? String(v) : `'${String(v).replaceAll("'", "''")}'`);
+
 function timeOne(db: Database.Database, title: string, sql: string, params: unknown[] = []): QueryTiming {
+  let i = 0;
+  const shellSql = sql.replace(/\?/g, () => literal(params[i++]));
   const stmt = db.prepare(sql);
   let rows = stmt.all(...params).length;
   const runs: number[] = [];
@@ -84,7 +100,7 @@ function timeOne(db: Database.Database, title: string, sql: string, params: unkn
   }
   runs.sort((a, b) => a - b);
   const r = (x: number): number => Math.round(x * 10) / 10;
-  return { title, rows, medianMs: r(runs[2]!), maxMs: r(runs[4]!) };
+  return { title, rows, medianMs: r(runs[2]!), maxMs: r(runs[4]!), shellMedianMs: timeInShell(db.name, shellSql) };
 }
 
 /** Typical view accesses: one record's cells, one module's records, one week of activity. */

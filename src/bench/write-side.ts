@@ -8,7 +8,8 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import Database from 'better-sqlite3';
 import { SPECS, UPSERT_ORDER, colList, toRow } from '../store/entity-specs.js';
-import { openStore } from '../store/index.js';
+import { MIGRATIONS, openStore, type Migration } from '../store/index.js';
+import { migrate } from '../store/migrate.js';
 import type { Upserts, WriteBatch } from '../store/port.js';
 
 /** The state of `dbPath` as the batches a full pass would hand the store (per module; activity by 2,500). */
@@ -44,7 +45,36 @@ export interface WriteSideFigures {
   batches: number;
   store: { wallMs: number; cpuMs: number; rowsPerSec: number };
   floor: { wallMs: number; cpuMs: number; rowsPerSec: number; note: string };
+  floorWithIndexesBefore012: { wallMs: number; cpuMs: number; rowsPerSec: number };
   storeOverFloor: number;
+}
+
+/** Plain INSERTs of `batches` (encoded before the clock starts) into a fresh database of `migrations`. */
+function insertFloor(file: string, batches: WriteBatch[], migrations: readonly Migration[]): { wallMs: number; cpuMs: number } {
+  const db = new Database(file);
+  try {
+    db.pragma('journal_mode = WAL');
+    db.pragma('synchronous = NORMAL');
+    migrate(db, () => new Date().toISOString(), migrations);
+    const snapshot = Number(db.prepare(`INSERT INTO snapshot_runs (kind, status, started_at) VALUES ('full', 'running', '')`).run().lastInsertRowid);
+    const insert = new Map(UPSERT_ORDER.map(([, kind]) => {
+      const spec = SPECS[kind];
+      return [kind, db.prepare(`INSERT INTO ${spec.table} (${colList(spec)}, hash, valid_from) VALUES (${spec.fields.map(() => '?').join(', ')}, ?, ?)`)];
+    }));
+    const hash = '0'.repeat(64);
+    const encoded = batches.map((b) => UPSERT_ORDER.flatMap(([prop, kind]) =>
+      ((b.upserts as Upserts)[prop] ?? []).map((e) => [kind, toRow(SPECS[kind], e)] as const)));
+    const c0 = process.cpuUsage();
+    const t0 = performance.now();
+    for (const batch of encoded) {
+      db.transaction(() => {
+        for (const [kind, values] of batch) insert.get(kind)!.run(...values, hash, snapshot);
+      })();
+    }
+    return { wallMs: performance.now() - t0, cpuMs: cpuMs(process.cpuUsage(c0)) };
+  } finally {
+    db.close();
+  }
 }
 
 export async function measureWriteSide(fromDb: string): Promise<WriteSideFigures> {
@@ -54,8 +84,8 @@ export async function measureWriteSide(fromDb: string): Promise<WriteSideFigures
   try {
     // the store: the real write path
     const store = openStore(join(dir, 'store.db'));
-    let c0 = process.cpuUsage();
-    let t0 = performance.now();
+    const c0 = process.cpuUsage();
+    const t0 = performance.now();
     const snap = store.beginSnapshot('full');
     for (const b of batches) await store.apply(snap, b);
     store.finishSnapshot(snap, 'complete', {});
@@ -63,39 +93,21 @@ export async function measureWriteSide(fromDb: string): Promise<WriteSideFigures
     const storeCpu = cpuMs(process.cpuUsage(c0));
     store.close();
 
-    // the floor: the same schema (migrated by openStore), the same rows encoded beforehand, inserted
-    openStore(join(dir, 'floor.db')).close();
-    const db = new Database(join(dir, 'floor.db'));
-    db.pragma('journal_mode = WAL');
-    db.pragma('synchronous = NORMAL');
-    const snapshot = Number(db.prepare(`INSERT INTO snapshot_runs (kind, status, started_at) VALUES ('full', 'running', '')`).run().lastInsertRowid);
-    const insert = new Map(UPSERT_ORDER.map(([, kind]) => {
-      const spec = SPECS[kind];
-      return [kind, db.prepare(`INSERT INTO ${spec.table} (${colList(spec)}, hash, valid_from) VALUES (${spec.fields.map(() => '?').join(', ')}, ?, ?)`)];
-    }));
-    const hash = '0'.repeat(64);
-    const encoded = batches.map((b) => UPSERT_ORDER.flatMap(([prop, kind]) =>
-      ((b.upserts as Upserts)[prop] ?? []).map((e) => [kind, toRow(SPECS[kind], e)] as const)));
-    c0 = process.cpuUsage();
-    t0 = performance.now();
-    for (const batch of encoded) {
-      db.transaction(() => {
-        for (const [kind, values] of batch) insert.get(kind)!.run(...values, hash, snapshot);
-      })();
-    }
-    const floorWall = performance.now() - t0;
-    const floorCpu = cpuMs(process.cpuUsage(c0));
-    db.close();
+    // the floor: the same schema, the same rows encoded beforehand, inserted; and the same with
+    // the indexes as they were before migration 012 (what the read side's indexes cost the writes)
+    const floor = insertFloor(join(dir, 'floor.db'), batches, MIGRATIONS);
+    const before012 = insertFloor(join(dir, 'floor-011.db'), batches, MIGRATIONS.filter((m) => m.version < 12));
     const perSec = (ms: number): number => Math.round((rows / ms) * 1000);
     return {
       rows,
       batches: batches.length,
       store: { wallMs: Math.round(storeWall), cpuMs: storeCpu, rowsPerSec: perSec(storeWall) },
       floor: {
-        wallMs: Math.round(floorWall), cpuMs: floorCpu, rowsPerSec: perSec(floorWall),
+        wallMs: Math.round(floor.wallMs), cpuMs: floor.cpuMs, rowsPerSec: perSec(floor.wallMs),
         note: 'plain INSERTs of the already-encoded rows into the same tables and indexes, one transaction per batch; no hashing, no current-version lookup, no FTS',
       },
-      storeOverFloor: Math.round((storeWall / floorWall) * 100) / 100,
+      floorWithIndexesBefore012: { wallMs: Math.round(before012.wallMs), cpuMs: before012.cpuMs, rowsPerSec: perSec(before012.wallMs) },
+      storeOverFloor: Math.round((storeWall / floor.wallMs) * 100) / 100,
     };
   } finally {
     rmSync(dir, { recursive: true, force: true });

@@ -33,10 +33,8 @@ async function writeView(
   const failed = new Promise<never>((_, reject) => out.once('error', reject));
   failed.catch(() => undefined);
   let rows = 0;
-  let bytes = 0;
   let buf = format === 'csv' ? csvLine(columns) : '';
   const flush = async (): Promise<void> => {
-    bytes += Buffer.byteLength(buf);
     const more = out.write(buf);
     buf = '';
     if (!more) await Promise.race([new Promise<void>((r) => out.once('drain', () => r())), failed]);
@@ -51,10 +49,10 @@ async function writeView(
   const fd = fs.openSync(file, 'r');
   try {
     fs.fsyncSync(fd);
+    return { rows, bytes: fs.fstatSync(fd).size };
   } finally {
     fs.closeSync(fd);
   }
-  return { rows, bytes };
 }
 
 /** Columns of a view, as the database defines them (the contract's, for the contract views). */
