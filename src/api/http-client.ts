@@ -197,6 +197,12 @@ export function createHttpClient(opts: HttpClientOptions): ServiceClient {
         source: q.source,
       }),
 
+    createWorkspace: (body, o) => post('/workspaces', {}, body, (r) => decodeOne(r, ['workspace'], s.WorkspaceSchema, n.toWorkspace), o),
+    updateWorkspace: (workspaceId, body, o) => put('/workspaces/{id}', { id: workspaceId }, body, (r) => decodeOne(r, ['workspace'], s.WorkspaceSchema, n.toWorkspace), o),
+    addMember: (workspaceId, body, o) =>
+      post('/workspace-members/{workspaceId}', { workspaceId }, body, (r) => decodeOne(r, ['member'], s.MemberSchema, (b, raw) => n.toMember(b, raw, { workspaceId })), o),
+    setMemberRole: (workspaceId, userId, role, o) =>
+      put('/workspace-members/{workspaceId}/{userId}', { workspaceId, userId }, { role }, (r) => decodeOne(r, ['member'], s.MemberSchema, (b, raw) => n.toMember(b, raw, { workspaceId })), o),
     createModule: (workspaceId, body, o) => post('/modules/{workspaceId}', { workspaceId }, body, moduleOf({ workspaceId }), o),
     updateModule: (moduleId, body, o) => put('/modules/{moduleId}', { moduleId }, body, moduleOf({}), o),
     deleteModule: (moduleId, o) => del('/modules/{moduleId}', { moduleId }, o),

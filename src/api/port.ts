@@ -122,6 +122,12 @@ export interface ServiceClient {
 
   // --- writes (never retried blindly: a create with an unknown outcome throws with retryable false
   //     and details.outcomeUnknown = true, so the caller can look the object up first)
+  /** The caller becomes its owner. */
+  createWorkspace(body: { name: string; icon?: string }, opts?: CallOptions): Promise<Workspace>;
+  updateWorkspace(workspaceId: string, body: { name?: string; description?: string; icon?: string; banner?: string }, opts?: CallOptions): Promise<Workspace>;
+  /** Adds an existing user (by id) with a role (admin, member, guest). */
+  addMember(workspaceId: string, body: { userId: string; role: string }, opts?: CallOptions): Promise<Member | null>;
+  setMemberRole(workspaceId: string, userId: string, role: string, opts?: CallOptions): Promise<Member | null>;
   createModule(workspaceId: string, body: { name: string; description?: string; tags?: Tag[] }, opts?: CallOptions): Promise<Module>;
   updateModule(
     moduleId: string,

@@ -133,3 +133,8 @@ export async function applyBulkOverwrite(baseUrl: string, key: string, moduleId:
   });
   return { cells: targets.length, renames: renamed.length };
 }
+
+/** The worst day: a whole workspace deleted (owner key). */
+export async function deleteWorkspace(baseUrl: string, key: string, workspaceId: string): Promise<void> {
+  await call(baseUrl, key, 'DELETE', `/workspaces/${workspaceId}`);
+}

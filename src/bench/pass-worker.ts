@@ -7,9 +7,11 @@ import { createHttpClient } from '../api/http-client.js';
 import { createLogger } from '../config/logger.js';
 import { openStore } from '../store/index.js';
 import { runPass } from '../sync/pass.js';
+import { deleteWorkspace } from './changes.js';
 import { naiveCrawl } from './naive-crawl.js';
 import { restoreModule } from '../restore/restore-module.js';
 import { rollback } from '../restore/rollback.js';
+import { restoreWorkspace } from '../restore/restore-workspace.js';
 
 export interface WorkerInput {
   baseUrl: string;
@@ -28,6 +30,8 @@ export interface WorkerInput {
   maxStalenessMs?: number;
   /** roll this module back to this snapshot (a dry run first, for the reads the plan needs) */
   rollback?: { moduleId: string; toSnapshot: number };
+  /** delete the first workspace live, then restore it whole from the database */
+  restoreWorkspace?: boolean;
 }
 
 // measured as the CLI runs: with its heap policy
@@ -65,6 +69,20 @@ if (input.restore) {
   const res = await rollback(deps, opts);
   const writes = dry.plan!.writesAtMost;
   out = { rollbackCounts: res.counts, conflicts: res.conflicts.length, planReads: reads, planWrites: writes, rollbackRequests: client.stats().requests - r1, rollbackWallMs: Math.round(performance.now() - t0) };
+  store.close();
+} else if (input.restoreWorkspace) {
+  const store = openStore(input.db);
+  const ws = store.stateAt()!.workspaces()[0]!;
+  const deps = { client, store, logger: createLogger({ level: 'silent' }) };
+  const attribution = 'Restored by wbsync — originally by {author} at {createdAt}.';
+  await deleteWorkspace(input.baseUrl, input.apiKey, ws.id);
+  const r0 = client.stats().requests;
+  const dry = await restoreWorkspace(deps, { workspaceId: ws.id, attribution, dryRun: true });
+  const reads = client.stats().requests - r0;
+  const t0 = performance.now();
+  const r1 = client.stats().requests;
+  const res = await restoreWorkspace(deps, { workspaceId: ws.id, attribution });
+  out = { modules: res.modules.length, counts: res.counts, notRestored: res.notRestored.length, refused: res.refused, planReads: reads, planWrites: dry.plan!.writesAtMost, restoreRequests: client.stats().requests - r1, restoreWallMs: Math.round(performance.now() - t0) };
   store.close();
 } else if (input.naive) {
   const res = await naiveCrawl(client, input.maxModules ?? Infinity);

@@ -8,6 +8,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import Database from 'better-sqlite3';
+import { pruneFigures } from './prune-bench.js';
 import { applyBulkOverwrite, applyMixedChanges } from './changes.js';
 import { startEmulatorChild, type EmulatorChild } from './emulator-child.js';
 import { buildHistoryDb, measureExport, timeReporting } from './reporting.js';
@@ -300,6 +301,30 @@ async function main(): Promise<void> {
     await emu.stop();
   }
 
+  process.stderr.write('bench: restore a deleted workspace of 5 modules...\n');
+  emu = await startEmulatorChild(['--seed', 'large', '--modules', '5', '--latency-ms', String(LATENCY_MS)]);
+  try {
+    const base = { baseUrl: emu.baseUrl, apiKey: emu.apiKey, db: join(dir, 'ws5.db'), concurrency: 8 };
+    runWorker({ ...base, full: true, concurrency: 32 });
+    const w = runWorker({ ...base, full: false, restoreWorkspace: true });
+    const minimum = w.planReads + w.planWrites;
+    const bound = (w.restoreRequests * LATENCY_MS) / 8;
+    report.restoreWorkspace = {
+      modules: w.modules,
+      counts: w.counts,
+      notRestored: w.notRestored,
+      refused: w.refused,
+      concurrency: 8,
+      requests: w.restoreRequests,
+      minimum: { reads: w.planReads, writes: w.planWrites, total: minimum, note: 'reads: what a dry run reads; writes: what the plan sends at most' },
+      wallMs: w.restoreWallMs,
+      latencyBoundMs: Math.round(bound),
+      wallOverBound: Math.round((w.restoreWallMs / bound) * 100) / 100,
+    };
+  } finally {
+    await emu.stop();
+  }
+
   process.stderr.write('bench: a seed twice as large (peak RSS)...\n');
   emu = await startEmulatorChild(['--seed', 'large', '--modules', '40', '--latency-ms', String(LATENCY_MS)]);
   try {
@@ -308,6 +333,8 @@ async function main(): Promise<void> {
   } finally {
     await emu.stop();
   }
+  process.stderr.write('bench: 1,000 snapshots of changes on the large database, then prune...\n');
+  report.retention = await pruneFigures(join(dir, 'c32.db'), join(dir, 'prune.db'));
   report.reporting = await reportingFigures();
   rmSync(dir, { recursive: true, force: true });
   process.stdout.write(`${JSON.stringify(report, null, 2)}\n`);

@@ -8,9 +8,15 @@ import type { Store } from '../store/port.js';
 import type { CommandContext } from './command.js';
 import { createProgressLine, formatRestoreProgress } from './progress.js';
 
-export function openClient(ctx: CommandContext, onRetry?: () => void): ServiceClient {
+/** Another service to write to (restore workspace --target-url / --target-key-file). */
+export interface TargetService {
+  baseUrl: string;
+  apiKey: string;
+}
+
+export function openClient(ctx: CommandContext, onRetry?: () => void, target?: TargetService): ServiceClient {
   const loaded = ctx.config();
-  const { baseUrl, apiKey } = requireService(loaded);
+  const { baseUrl, apiKey } = target ?? requireService(loaded);
   const http = loaded.config.http;
   return createHttpClient({
     baseUrl,
@@ -30,8 +36,8 @@ export function openDb(ctx: CommandContext, opts: { readonly?: boolean } = {}): 
 
 /** What a command that writes through the restore journal opens: the client, the store and a
  * progress line fed by the applier; `close()` (in a finally) ends the line and closes both. */
-export function openForRun(ctx: CommandContext): { client: ServiceClient; store: Store; onProgress: (done: number, total: number) => void; endProgress(): void; close(): Promise<void> } {
-  const client = openClient(ctx);
+export function openForRun(ctx: CommandContext, target?: TargetService): { client: ServiceClient; store: Store; onProgress: (done: number, total: number) => void; endProgress(): void; close(): Promise<void> } {
+  const client = openClient(ctx, undefined, target);
   const store = openDb(ctx);
   const progress = createProgressLine(ctx.stderr, !ctx.json);
   const started = Date.now();

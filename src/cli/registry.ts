@@ -6,6 +6,7 @@ import { demoCommand } from './commands/demo.js';
 import { diffCommand } from './commands/diff.js';
 import { emulatorCommand } from './commands/emulator.js';
 import { exportCommand } from './commands/export.js';
+import { pruneCommand } from './commands/prune.js';
 import { restoreCommand } from './commands/restore.js';
 import { rollbackCommand } from './commands/rollback.js';
 import { snapshotsCommand } from './commands/snapshots.js';
@@ -19,6 +20,7 @@ export const COMMANDS: Command[] = [
   diffCommand,
   restoreCommand,
   rollbackCommand,
+  pruneCommand,
   exportCommand,
   verifyCommand,
   emulatorCommand,

@@ -15,6 +15,12 @@ const hostPort = z
 
 const workspaceId = z.string().min(1);
 
+const keepCount = z.number().int().min(0).optional();
+
+/** Every event an alert can carry (contract: the alert payload's `event`). */
+export const ALERT_EVENTS = ['pass_failed', 'recovered', 'auth_failed', 'stale', 'tripwire', 'offsite_failed'] as const;
+export type AlertEventName = (typeof ALERT_EVENTS)[number];
+
 export const ConfigSchema = z.strictObject({
   baseUrl: z
     .url({ protocol: /^https?$/, message: 'expected an http(s) URL such as https://boards.example.com' })
@@ -86,6 +92,57 @@ export const ConfigSchema = z.strictObject({
     })
     .prefault({})
     .describe('Restore settings.'),
+  retention: z
+    .strictObject({
+      keepLast: keepCount.describe('Keep the N newest snapshots (restic --keep-last).'),
+      keepHourly: keepCount.describe('Keep the newest snapshot of each of the N newest hours that have one (UTC).'),
+      keepDaily: keepCount.describe('Keep the newest snapshot of each of the N newest days that have one (UTC).'),
+      keepWeekly: keepCount.describe('Keep the newest snapshot of each of the N newest ISO weeks that have one.'),
+      keepMonthly: keepCount.describe('Keep the newest snapshot of each of the N newest months that have one.'),
+      keepYearly: keepCount.describe('Keep the newest snapshot of each of the N newest years that have one.'),
+      keepWithin: z
+        .string()
+        .regex(/^(?:\d+y)?(?:\d+m)?(?:\d+d)?(?:\d+h)?$/, { message: 'expected a duration such as 30d, 12h or 1y6m' })
+        .refine((s) => s.length > 0, { message: 'expected a duration such as 30d, 12h or 1y6m' })
+        .optional()
+        .describe('Keep every snapshot taken within this long before now (restic syntax: 1y6m, 30d, 12h).'),
+      activityDays: z.number().int().min(1).optional().describe('Delete activity rows older than this many days when pruning; unset keeps them all (they are the audit trail the service itself forgets).'),
+    })
+    .prefault({})
+    .describe('Retention policy: `wbsync prune` without flags uses it, and the daemon prunes after each full pass when any rule is set. Never forgotten: the latest snapshot, held ones, and those an unfinished restore or rollback works from.'),
+  alerts: z
+    .strictObject({
+      webhooks: z
+        .array(
+          z.strictObject({
+            url: z.url({ protocol: /^https?$/, message: 'expected an http(s) URL' }).describe('Where to POST; treated as a secret (never logged).'),
+            format: z.enum(['json', 'slack']).default('json').describe('json: the alert document; slack: {"text": ...} for Slack-compatible incoming webhooks.'),
+            events: z.array(z.enum(ALERT_EVENTS)).min(1).optional().describe('Only these events (default: all).'),
+          }),
+        )
+        .default([])
+        .describe(`Webhooks that receive a POST per alert: ${ALERT_EVENTS.join(', ')}. Retried with a timeout, never blocking a pass.`),
+      healthchecksUrl: z
+        .url({ protocol: /^https?$/, message: 'expected an http(s) URL' })
+        .optional()
+        .describe('A dead-man\'s-switch ping URL (healthchecks.io style): <url>/start when a daemon pass starts, <url> on success, <url>/fail on failure.'),
+      afterFailures: z.number().int().min(1).max(1000).default(2).describe('Consecutive failed passes before pass_failed is sent (once per failure episode; recovered follows).'),
+      timeoutMs: z.number().int().min(100).max(60_000).default(5_000).describe('Per-attempt timeout of an alert delivery.'),
+    })
+    .prefault({})
+    .describe('Alerts that reach a person (daemon).'),
+  tripwire: z
+    .strictObject({
+      enabled: z.boolean().default(true).describe('Compare each pass with the one before, per module, and raise a tripwire alert on mass changes.'),
+      recordsPercent: z.number().min(0).max(100).default(20).describe("Records archived or deleted in one pass, as a share of the module's records, above which it trips."),
+      minRecords: z.number().int().min(1).default(10).describe('…and at least this many records.'),
+      cellsPercent: z.number().min(0).max(100).default(30).describe("Cells cleared or changed in one pass, as a share of a column's cells (a deleted column clears all of them), above which it trips."),
+      minCells: z.number().int().min(1).default(20).describe('…and at least this many cells.'),
+      amendmentsPercent: z.number().min(0).max(100).default(20).describe("Amendments deleted in one pass, as a share of the module's amendments, above which it trips."),
+      minAmendments: z.number().int().min(1).default(10).describe('…and at least this many amendments.'),
+    })
+    .prefault({})
+    .describe('The tripwire for mass changes: it holds the last snapshot before them from pruning (30 days, or until `wbsync snapshots --release N`) and names the command that undoes them. A deleted module always trips it.'),
 });
 
 export type Config = z.infer<typeof ConfigSchema>;

@@ -14,6 +14,8 @@ import { HealthState } from './health-state.js';
 import { parseListen, startHealthServer, type HealthServer } from './health-server.js';
 import { acquireLock, type DbLock } from './lock.js';
 import { renderMetrics } from './metrics.js';
+import { Notifier } from '../alerts/notifier.js';
+import { createOperations } from './operations.js';
 import { createPassRunner } from './pass-runner.js';
 import { createRateLimitedLog } from './rate-limited-log.js';
 import { createScheduler, type CronPort } from './scheduler.js';
@@ -64,6 +66,7 @@ export async function runDaemon(opts: DaemonOptions): Promise<DaemonSummary> {
   let store: Store | undefined;
   let client: ServiceClient | undefined;
   let server: HealthServer | undefined;
+  const notifiers: Notifier[] = [];
   try {
     store = openStore(config.db);
     const openedStore = store;
@@ -80,6 +83,9 @@ export async function runDaemon(opts: DaemonOptions): Promise<DaemonSummary> {
     const maxStalenessMs = config.freshness.maxStalenessMinutes * 60_000;
     const health = new HealthState(STALE_AFTER_INTERVALS * intervalMs, maxStalenessMs);
     const metrics = new PassMetrics();
+    const notifier = new Notifier({ webhooks: config.alerts.webhooks, healthchecksUrl: config.alerts.healthchecksUrl, database: openedStore.path, timeoutMs: config.alerts.timeoutMs, logger });
+    notifiers.push(notifier);
+    const hooks = createOperations({ store: openedStore, config, logger, notifier, now: () => new Date(now()) });
     // Re-read after each pass only (see db-figures.ts); scrapes use this copy.
     const cache: { figures: DbFigures | null } = { figures: null };
     const refreshFigures = (): void => {
@@ -114,6 +120,7 @@ export async function runDaemon(opts: DaemonOptions): Promise<DaemonSummary> {
         exclude: config.workspaces.exclude,
         maxStalenessMs,
         afterPass: refreshFigures,
+        hooks,
         now,
       }),
     });
@@ -163,6 +170,8 @@ export async function runDaemon(opts: DaemonOptions): Promise<DaemonSummary> {
     const report = health.report(now());
     return { passes: metrics.total(), lastSuccess: report.body.lastSuccess };
   } finally {
+    // alerts of the last pass (a failure, a tripwire) still get out, within a short bound
+    for (const n of notifiers) await n.drain(3_000);
     await server?.close().catch(() => undefined);
     try {
       store?.close();

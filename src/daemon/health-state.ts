@@ -115,6 +115,13 @@ export class HealthState {
     return { reason, changed };
   }
 
+  /** The freshness bound exceeded (which part, how stale), or null. */
+  freshnessProblem(nowMs: number): string | null {
+    if (!this.oldestVerified || nowMs - this.oldestVerified.atMs <= this.maxStalenessMs) return null;
+    const minutes = (ms: number): string => `${Math.round(ms / 6_000) / 10} min`;
+    return `mirror staler than freshness.maxStalenessMinutes (${minutes(this.maxStalenessMs)}): ${this.oldestVerified.label} was last read in full ${minutes(nowMs - this.oldestVerified.atMs)} ago`;
+  }
+
   healthy(nowMs: number): boolean {
     return this.report(nowMs).httpStatus === 200;
   }
@@ -137,13 +144,8 @@ export class HealthState {
     if (age > this.staleAfterMs) {
       return unhealthy('unhealthy', `last success (or progress of the pass running) is ${Math.round(age / 1000)} s old (limit ${Math.round(this.staleAfterMs / 1000)} s: three incremental intervals)`);
     }
-    if (this.oldestVerified && nowMs - this.oldestVerified.atMs > this.maxStalenessMs) {
-      const minutes = (ms: number): string => `${Math.round(ms / 6_000) / 10} min`;
-      return unhealthy(
-        'unhealthy',
-        `mirror staler than freshness.maxStalenessMinutes (${minutes(this.maxStalenessMs)}): ${this.oldestVerified.label} was last read in full ${minutes(nowMs - this.oldestVerified.atMs)} ago`,
-      );
-    }
+    const stale = this.freshnessProblem(nowMs);
+    if (stale) return unhealthy('unhealthy', stale);
     return { httpStatus: 200, body: { status: 'ok', reason: null, ...base } };
   }
 }

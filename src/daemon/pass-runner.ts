@@ -9,6 +9,7 @@ import type { SnapshotInfo, Store } from '../store/port.js';
 import { runPass, type PassResult } from '../sync/pass.js';
 import type { PassMetrics } from './daemon-metrics.js';
 import type { HealthState, PassSummary } from './health-state.js';
+import type { PassHooks } from './operations.js';
 import type { RateLimitedLog } from './rate-limited-log.js';
 import type { PassKind, PassRunner } from './scheduler.js';
 
@@ -27,6 +28,8 @@ export interface PassRunnerDeps {
   maxStalenessMs: number;
   /** Called after every pass (database figures are re-read then, never mid-pass). */
   afterPass(): void;
+  /** Alerts, tripwire, pruning (operations.ts). */
+  hooks?: PassHooks;
   now?: () => number;
   progressEveryMs?: number;
 }
@@ -70,6 +73,7 @@ export function createPassRunner(deps: PassRunnerDeps): PassRunner {
     let lastProgress = started;
     logger.info({ kind: requested, reason }, 'pass started');
     deps.health.passStarted(requested, started);
+    deps.hooks?.passStarted();
     try {
       const r = await runPass(
         { client, store, logger, now },
@@ -99,6 +103,7 @@ export function createPassRunner(deps: PassRunnerDeps): PassRunner {
       deps.metrics.recordReverification(r.workspaces.reduce((n, w) => n + (w.reverified?.requests ?? 0), 0));
       const { recoveredFrom } = deps.health.passSucceeded(summaryOf(r, finished), finished);
       if (recoveredFrom) logger.info({ snapshot: r.snapshot, after: recoveredFrom }, 'recovered');
+      deps.hooks?.passSucceeded(r);
     } catch (e) {
       const finished = now();
       const durationMs = finished - started;
@@ -124,12 +129,14 @@ export function createPassRunner(deps: PassRunnerDeps): PassRunner {
         finishedAt: new Date(finished).toISOString(),
         failures: 0,
       });
+      deps.hooks?.passFailed(code, message);
       const hint = isWbsyncError(e) ? e.hint : 'this is a bug in wbsync: please report it with the log';
       // Keyed by the error text: the same failure every tick logs once a minute with a count.
       limited.log('error', { kind, snapshot: failedSnap?.id ?? null, code, err: message, hint, durationMs, health: reason }, code === 'auth' || code === 'unreachable' ? `pass failed: ${reason}` : 'pass failed', `pass failed: ${code}: ${message}`);
       if (!isWbsyncError(e) && e instanceof Error) logger.debug({ stack: e.stack }, 'pass failure stack');
     } finally {
       deps.afterPass();
+      if (!deps.signal.aborted) deps.hooks?.afterPass(deps.health.freshnessProblem(now()));
     }
   };
 }

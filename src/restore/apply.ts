@@ -68,6 +68,12 @@ class DependencyRefused extends Error {
 /** What a refusal entry says about a step: the entity, its old id and a readable label. */
 function describe(step: Step): Omit<NotRestored, 'reason'> {
   switch (step.op) {
+    case 'createWorkspace':
+      return { entity: 'workspace', id: step.oldId, label: step.name };
+    case 'addMember':
+      return { entity: 'member', id: step.userId, label: step.label };
+    case 'createWorkspaceAutomation':
+      return { entity: 'automation', id: step.oldId, label: step.body.value.name };
     case 'createModule':
       return { entity: 'module', id: step.oldId, label: step.name };
     case 'updateModule':
@@ -122,7 +128,7 @@ export async function applyPlan(plan: RestorePlan, env: ApplyEnv): Promise<Apply
     if (journal.isRefused(oldId)) throw new DependencyRefused(oldId);
     throw new WbsyncError('internal', `restore: ${oldId} is needed before it was created`);
   };
-  const ctx: StepContext = { client, resolve, isClaimed: (id) => journal.isClaimed(id), call: { signal: env.signal } };
+  const ctx: StepContext = { client, resolve, workspace: (id) => journal.newId(id) ?? id, isClaimed: (id) => journal.isClaimed(id), call: { signal: env.signal } };
   const tick = (): void => {
     done += 1;
     env.onProgress?.(done, total);
@@ -154,7 +160,7 @@ export async function applyPlan(plan: RestorePlan, env: ApplyEnv): Promise<Apply
 
   const refuse = (step: Step, e: WbsyncError | DependencyRefused): void => {
     // A refused module means there is nothing to restore into: that stops the run.
-    if (step.op === 'createModule') throw e;
+    if (step.op === 'createModule' || step.op === 'createWorkspace') throw e;
     const made = 'oldId' in step && journal.newId(step.oldId) !== undefined;
     const reason =
       e instanceof DependencyRefused

@@ -9,7 +9,7 @@ export type RunStatus = 'running' | 'complete' | 'failed';
 
 export interface RestoreRun {
   id: number;
-  kind: 'module' | 'records' | 'rollback';
+  kind: 'module' | 'records' | 'rollback' | 'workspace';
   runKey: string;
   snapshotId: number;
   sourceIds: string[];
@@ -24,7 +24,7 @@ export interface RestoreRun {
 
 interface RunRow {
   id: number;
-  kind: 'module' | 'records' | 'rollback';
+  kind: 'module' | 'records' | 'rollback' | 'workspace';
   run_key: string;
   snapshot_id: number;
   source_ids: string;
@@ -55,7 +55,7 @@ function toRun(r: RunRow): RestoreRun {
 }
 
 export interface NewRun {
-  kind: 'module' | 'records' | 'rollback';
+  kind: 'module' | 'records' | 'rollback' | 'workspace';
   runKey: string;
   snapshotId: number;
   sourceIds: string[];

@@ -6,7 +6,7 @@ import type { AutomationInput, CreateColumnInput, UpdateColumnInput, UpdateRecor
 import type { Column, Tag } from '../domain/entities.js';
 import type { Remappable } from './remap.js';
 
-export type CreateKind = 'module' | 'collection' | 'column' | 'record' | 'subrecord' | 'cell' | 'amendment' | 'automation';
+export type CreateKind = 'workspace' | 'module' | 'collection' | 'column' | 'record' | 'subrecord' | 'cell' | 'amendment' | 'automation';
 
 interface Base {
   /** Unique in the plan; the journal marks steps done by it. */
@@ -22,6 +22,11 @@ interface CreateBase extends Base {
 }
 
 export type Step =
+  /** A workspace restore's new workspace; `then` is set with a PUT (the create takes name and icon). */
+  | (CreateBase & { op: 'createWorkspace'; name: string; icon?: string; then: { description?: string; banner?: string } })
+  /** A member added again with their role (an existing one is left as is). */
+  | (Base & { op: 'addMember'; workspaceId: string; userId: string; role: string; label: string })
+  | (CreateBase & { op: 'createWorkspaceAutomation'; workspaceId: string; body: Remappable<AutomationInput> })
   | (CreateBase & { op: 'createModule'; workspaceId: string; name: string; description?: string; tags: Tag[] })
   | (Base & { op: 'updateModule'; module: string; body: { icon?: string; color?: string; visibility?: string } })
   | (CreateBase & {

@@ -27,6 +27,9 @@ export interface PlanInput {
   restoredIds?: ReadonlyMap<string, string>;
   /** config.restore.attribution: {author} and {createdAt} filled in; '' adds nothing. */
   attribution: string;
+  /** Ids of the other modules restored by the same run (a workspace restore): values naming them
+   * are remapped like the module's own. */
+  alsoInternal?: ReadonlySet<string>;
 }
 
 /** Columns in tiers: a column comes after the columns of this module its settings name (what is
@@ -60,7 +63,7 @@ export function planRestore(input: PlanInput): RestorePlan {
     if (steps.length) phases.push({ name, steps });
   };
 
-  const internal = new Set<string>([mod.id, ...tree.collections.map((c) => c.id), ...tree.columns.map((c) => c.id), ...tree.records.map((r) => r.id)]);
+  const internal = new Set<string>([mod.id, ...tree.collections.map((c) => c.id), ...tree.columns.map((c) => c.id), ...tree.records.map((r) => r.id), ...(input.alsoInternal ?? [])]);
   // Ids of other modules restored earlier point at their restored copies, not at the dead originals.
   // This module's own ids always map to the copy being made, never to an earlier copy.
   const extMap = new Map([...(input.restoredIds ?? [])].filter(([old]) => !internal.has(old)));

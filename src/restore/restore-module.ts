@@ -94,7 +94,7 @@ export function summarisePlan(plan: RestorePlan): PlanSummary {
 }
 
 /** The snapshot to restore from: the one asked for (it must hold the module) or the latest holding it. */
-export function chooseSnapshot(store: Store, kind: 'module' | 'record', id: string, asked: number | undefined): number {
+export function chooseSnapshot(store: Store, kind: 'workspace' | 'module' | 'record', id: string, asked: number | undefined): number {
   const holding = store.snapshotsHolding(kind, id);
   if (asked !== undefined) {
     if (!holding.includes(asked)) {

@@ -32,6 +32,8 @@ export function openStore(dbPath: string, opts: OpenStoreOptions = {}): Store {
         if (!memory) createPrivateFile(file);
         const d = new Database(file, { timeout: BUSY_TIMEOUT_MS });
         try {
+          // a new file gives pages back as prune frees them (an older one converts at its first prune)
+          d.pragma('auto_vacuum = INCREMENTAL');
           applyPragmas(d, false);
           migrate(d, () => clock.now().toISOString());
         } catch (e) {

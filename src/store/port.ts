@@ -2,6 +2,7 @@
 // per-workspace activity cursors, and reads of the state as of any snapshot.
 // All SQL lives behind this interface (src/store/*).
 
+import type { ModuleChanges } from './change-counts.js';
 import type { ExportedFile, FileFormat } from './export-files.js';
 import type {
   Activity,
@@ -205,10 +206,13 @@ export interface Store {
    */
   formerRecords(ids: string[], revivedBy?: ReadonlySet<string>): Map<string, BoardRecord | null>;
 
+  /** What changed per module between two snapshots (counts, for the tripwire). */
+  changeCounts(from: number, to: number): ModuleChanges[];
+
   /** State as of snapshot N (default: the latest complete one; null when there is none). */
   stateAt(snapshotId?: number): StateReader | null;
   /** Snapshots (complete ones) whose state holds entity `id` of `kind`. */
-  snapshotsHolding(kind: 'module' | 'record', id: string): number[];
+  snapshotsHolding(kind: 'workspace' | 'module' | 'record', id: string): number[];
 
   /**
    * Consistent standalone copy whose views show snapshot N (default latest complete; N must be a

@@ -37,6 +37,9 @@ export function ownerAlive(pid: number | null, host: string | null): boolean {
   }
 }
 
+/** Snapshots a prune has decided to forget are not shown while it finishes (see src/retention/prune.ts). */
+const SHOWN = 'id NOT IN (SELECT snapshot_id FROM snapshot_forgets)';
+
 export class Snapshots {
   constructor(
     private readonly db: Database.Database,
@@ -84,11 +87,11 @@ export class Snapshots {
   }
 
   list(): SnapshotInfo[] {
-    return (this.db.prepare('SELECT * FROM snapshot_runs ORDER BY id').all() as SnapshotRow[]).map(toInfo);
+    return (this.db.prepare(`SELECT * FROM snapshot_runs WHERE ${SHOWN} ORDER BY id`).all() as SnapshotRow[]).map(toInfo);
   }
 
   get(id: number): SnapshotInfo | null {
-    const r = this.db.prepare('SELECT * FROM snapshot_runs WHERE id = ?').get(id) as SnapshotRow | undefined;
+    const r = this.db.prepare(`SELECT * FROM snapshot_runs WHERE id = ? AND ${SHOWN}`).get(id) as SnapshotRow | undefined;
     return r ? toInfo(r) : null;
   }
 
@@ -97,7 +100,7 @@ export class Snapshots {
   }
 
   latestComplete(): number | null {
-    return (this.db.prepare(`SELECT max(id) FROM snapshot_runs WHERE status = 'complete'`).pluck().get() as number | null) ?? null;
+    return (this.db.prepare(`SELECT max(id) FROM snapshot_runs WHERE status = 'complete' AND ${SHOWN}`).pluck().get() as number | null) ?? null;
   }
 
   /** Adds a batch's written/gone counts (keys: entity kind, and `<kind>.gone`). Inside the batch's transaction. */

@@ -5,6 +5,7 @@ import type { Clock } from '../domain/clock.js';
 import type { BoardRecord } from '../domain/entities.js';
 import { WbsyncError } from '../domain/errors.js';
 import { InlineBatchWriter, type BatchWriter } from './batch-writer.js';
+import { changeCounts, type ModuleChanges } from './change-counts.js';
 import { Cursors } from './cursors.js';
 import { SPECS, colList, fromRow } from './entity-specs.js';
 import { exportCopy } from './export.js';
@@ -135,6 +136,10 @@ export class SqliteStore implements Store {
     });
   }
 
+  changeCounts(from: number, to: number): ModuleChanges[] {
+    return withStorageErrors('counting changes', () => changeCounts(this.db, from, to));
+  }
+
   stateAt(snapshotId?: number): StateReader | null {
     const id = snapshotId ?? this.latestCompleteSnapshot();
     if (id === null) return null;
@@ -142,14 +147,14 @@ export class SqliteStore implements Store {
     return new SqliteStateReader(this.db, id);
   }
 
-  snapshotsHolding(kind: 'module' | 'record', id: string): number[] {
+  snapshotsHolding(kind: 'workspace' | 'module' | 'record', id: string): number[] {
     const table = SPECS[kind].table;
     return withStorageErrors('reading history', () =>
       this.db
         .prepare(
           `SELECT DISTINCT s.id FROM snapshot_runs s JOIN ${table} v
              ON v.id = ? AND v.valid_from <= s.id AND (v.valid_to IS NULL OR v.valid_to > s.id)
-           WHERE s.status = 'complete' ORDER BY s.id`,
+           WHERE s.status = 'complete' AND s.id NOT IN (SELECT snapshot_id FROM snapshot_forgets) ORDER BY s.id`,
         )
         .pluck()
         .all(id) as number[],

@@ -54,6 +54,8 @@ export interface DaemonConfig {
   retries?: number;
   /** freshness.maxStalenessMinutes */
   maxStalenessMinutes?: number;
+  /** More top-level keys (alerts, tripwire, retention...). */
+  extra?: Record<string, unknown>;
 }
 
 export function writeConfig(dir: string, name: string, c: DaemonConfig): string {
@@ -67,6 +69,7 @@ export function writeConfig(dir: string, name: string, c: DaemonConfig): string 
       http: { retries: c.retries ?? 1, timeoutMs: 5000, concurrency: 4 },
       log: { level: 'info' },
       ...(c.maxStalenessMinutes === undefined ? {} : { freshness: { maxStalenessMinutes: c.maxStalenessMinutes } }),
+      ...c.extra,
     }),
   );
   return file;

@@ -6,6 +6,7 @@
 import { spawn } from 'node:child_process';
 import { readdirSync, readFileSync, writeFileSync } from 'node:fs';
 import { join, resolve } from 'node:path';
+import Database from 'better-sqlite3';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { COMMON_FLAGS } from '../../src/cli/args.js';
 import { COMMANDS } from '../../src/cli/registry.js';
@@ -129,6 +130,37 @@ describe('the README’s command lines', () => {
     { line: 'wbsync --config wbsync.json sync', check: async () => expect((await run(env, 'wbsync --config wbsync.json sync')).status).toBe(0) },
     { line: 'wbsync snapshots', check: async () => expect((await run(env, 'wbsync snapshots')).out).toMatch(/^id\s+kind\s+status/) },
     { line: 'wbsync verify', check: async () => expect((await run(env, 'wbsync verify')).status).toBe(0) },
+    {
+      line: 'wbsync prune --keep-daily 7 --keep-weekly 5 --keep-monthly 12 --dry-run',
+      check: async () => {
+        const r = await run(env, 'wbsync prune --keep-daily 7 --keep-weekly 5 --keep-monthly 12 --dry-run');
+        expect(r.status, r.err).toBe(0);
+        expect(r.out).toMatch(/^would forget \d+ snapshot/m);
+      },
+    },
+    {
+      line: 'wbsync snapshots --release N',
+      check: async () => {
+        const db = new Database(join(env.dir, 'data', 'wbsync.db'));
+        try {
+          db.prepare(`INSERT INTO snapshot_holds (snapshot_id, reason, held_at, expires_at) VALUES (1, 'tripwire: readme', ?, ?)`).run(new Date().toISOString(), new Date(Date.now() + 86_400_000).toISOString());
+        } finally {
+          db.close();
+        }
+        expect((await run(env, 'wbsync snapshots')).out).toMatch(/HELD until .*tripwire: readme/);
+        const r = await run(env, 'wbsync snapshots --release 1');
+        expect(r.status, r.err).toBe(0);
+        expect(r.out).toContain('released snapshot 1');
+      },
+    },
+    {
+      line: 'wbsync prune --keep-last 10 --keep-within 30d',
+      check: async () => {
+        const r = await run(env, 'wbsync prune --keep-last 10 --keep-within 30d');
+        expect(r.status, r.err).toBe(0);
+        expect((await run(env, 'wbsync verify')).status).toBe(0);
+      },
+    },
     { line: 'wbsync export --out before.db --snapshot N', check: async () => expect((await run(env, 'wbsync export --out before.db --snapshot 1')).status).toBe(0) },
     { line: 'wbsync export --out FILE --snapshot N', check: async () => expect((await run(env, 'wbsync export --out file.db --snapshot 2')).status).toBe(0) },
     {
@@ -182,6 +214,29 @@ describe('the README’s command lines', () => {
         expect((await run(env, 'wbsync sync')).status).toBe(0);
         const r = await run(env, `wbsync restore records ${env.archivedRecordId}`);
         expect(r.status, r.err).toBe(0);
+      },
+    },
+    {
+      line: 'wbsync restore workspace WS_ID --dry-run',
+      check: async () => {
+        // the bad day: the workspace is deleted (after a last sync)
+        const ws = dumpOf(env.emu).workspaces[0]!._id as string;
+        expect((await run(env, 'wbsync sync')).status).toBe(0);
+        expect((await api(env.emu, 'DELETE', `/workspaces/${ws}`)).status).toBe(200);
+        const r = await run(env, `wbsync restore workspace ${ws} --dry-run`);
+        expect(r.status, r.err).toBe(0);
+        expect(r.out).toMatch(/^plan \(dry run, nothing written/m);
+      },
+    },
+    {
+      line: 'wbsync restore workspace WS_ID',
+      check: async () => {
+        const ws = dumpOf(env.emu).workspaces[0]!._id as string;
+        const r = await run(env, `wbsync restore workspace ${ws}`);
+        expect(r.status, r.err).toBe(0);
+        expect(r.out).toMatch(/^restored workspace .* as a new workspace/m);
+        // the rest of the tour goes on in the restored workspace
+        expect((await run(env, 'wbsync sync')).status).toBe(0);
       },
     },
     {

@@ -1,6 +1,8 @@
 // `wbsync snapshots`: the list of snapshots with their status, counts and re-verification.
 
+import { activeHolds, releaseHold, type Hold } from '../../retention/holds.js';
 import type { SnapshotInfo } from '../../store/port.js';
+import { intFlag } from '../args.js';
 import type { Command } from '../command.js';
 import { openDb } from '../open.js';
 
@@ -19,7 +21,8 @@ export function reverifiedOf(s: SnapshotInfo): { modules: string[]; workspaces: 
   return out;
 }
 
-export function formatSnapshots(list: SnapshotInfo[]): string {
+export function formatSnapshots(list: SnapshotInfo[], holds: readonly Hold[] = []): string {
+  const held = new Map(holds.map((h) => [h.snapshotId, h]));
   if (!list.length) return 'no snapshots yet: run `wbsync sync` first';
   const rows = list.map((s) => [
     String(s.id),
@@ -32,8 +35,9 @@ export function formatSnapshots(list: SnapshotInfo[]): string {
       .map(([k, n]) => `${k}:${n}`)
       .join(' ') || '-',
     ((r) => (r && (r.modules.length || r.workspaces.length) ? `${r.modules.length} modules${r.workspaces.length ? ` +${r.workspaces.length} ws` : ''}, ${r.requests} req` : '-'))(reverifiedOf(s)),
+    ((h) => (h ? `HELD until ${h.expiresAt.slice(0, 10)}: ${h.reason}` : ''))(held.get(s.id)),
   ]);
-  const head = ['id', 'kind', 'status', 'started', 'finished', 'versions written', 're-verified'];
+  const head = ['id', 'kind', 'status', 'started', 'finished', 'versions written', 're-verified', 'held'];
   const widths = head.map((h, i) => Math.max(h.length, ...rows.map((r) => r[i].length)));
   const fmt = (r: string[]) => r.map((c, i) => (i === r.length - 1 ? c : c.padEnd(widths[i]))).join('  ');
   return [fmt(head), ...rows.map(fmt)].join('\n');
@@ -41,18 +45,30 @@ export function formatSnapshots(list: SnapshotInfo[]): string {
 
 export const snapshotsCommand: Command = {
   name: 'snapshots',
-  summary: 'list snapshots: id, kind, status, started/finished, counts',
-  usage: 'wbsync snapshots',
+  summary: 'list snapshots: id, kind, status, started/finished, counts, held ones marked',
+  usage: 'wbsync snapshots [--release N]',
   description:
-    'Lists every snapshot in the database, oldest first, with what each incremental pass re-read in full for the freshness window (freshness.maxStalenessMinutes).',
-  examples: ['wbsync snapshots', 'wbsync snapshots --json --db ./data/wbsync.db'],
-  flags: [],
+    'Lists every snapshot in the database, oldest first, with what each incremental pass re-read in full for the freshness window (freshness.maxStalenessMinutes).\n' +
+    'A snapshot held by a tripwire (the last one before mass changes) is marked HELD: prune keeps it for 30 days.\n' +
+    '--release N lets a held snapshot be pruned again (once the damage is undone, or was intended).',
+  examples: ['wbsync snapshots', 'wbsync snapshots --json --db ./data/wbsync.db', 'wbsync snapshots --release 42'],
+  flags: [{ name: 'release', type: 'number', valueName: 'N', description: 'release snapshot N held by a tripwire (prune may then forget it)' }],
   async run(ctx) {
-    const store = openDb(ctx, { readonly: true });
+    const release = intFlag(ctx.args.flags, 'release', 'snapshots');
+    const store = openDb(ctx, { readonly: release === undefined });
     try {
+      const now = new Date();
+      if (release !== undefined) {
+        const h = releaseHold(store.db, release, now);
+        if (ctx.json) ctx.emit({ released: release, reason: h.reason });
+        else ctx.say(`released snapshot ${release} (held for: ${h.reason}); prune may forget it now`);
+        return 0;
+      }
       const list = store.listSnapshots();
-      if (ctx.json) ctx.emit({ snapshots: list.map((x) => ({ ...x, reverified: reverifiedOf(x) })) });
-      else ctx.say(formatSnapshots(list));
+      const holds = activeHolds(store.db, now);
+      const heldBy = new Map(holds.map((h) => [h.snapshotId, h]));
+      if (ctx.json) ctx.emit({ snapshots: list.map((x) => ({ ...x, reverified: reverifiedOf(x), held: heldBy.get(x.id) ?? null })) });
+      else ctx.say(formatSnapshots(list, holds));
       return 0;
     } finally {
       store.close();

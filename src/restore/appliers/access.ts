@@ -8,9 +8,10 @@ export const accessAppliers: Pick<Appliers, 'grantAccess' | 'createAutomation'> 
   grantAccess: {
     finish: async (s, _, ctx) => {
       const moduleId = ctx.resolve(s.module);
-      const rows = await ctx.client.getModuleAccess(s.workspaceId, s.userId, ctx.call);
+      const ws = ctx.workspace(s.workspaceId);
+      const rows = await ctx.client.getModuleAccess(ws, s.userId, ctx.call);
       const granted = rows.filter((r) => r.granted).map((r) => r.moduleId);
-      if (!granted.includes(moduleId)) await ctx.client.putModuleAccess(s.workspaceId, s.userId, [...granted, moduleId], ctx.call);
+      if (!granted.includes(moduleId)) await ctx.client.putModuleAccess(ws, s.userId, [...granted, moduleId], ctx.call);
     },
   },
   createAutomation: {

@@ -14,7 +14,7 @@ export const contentAppliers: Pick<Appliers, 'createCell' | 'createAmendment' | 
             column: ctx.resolve(s.column),
             collectionName: ctx.resolve(s.collection),
             module: ctx.resolve(s.module),
-            workspace: s.workspaceId,
+            workspace: ctx.workspace(s.workspaceId),
             value: resolveCell(s.value, ctx.resolve),
           },
           ctx.call,

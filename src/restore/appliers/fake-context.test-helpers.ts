@@ -26,5 +26,5 @@ export function fakeContext(answers: Partial<Record<keyof ServiceClient, (...arg
     if (!id) throw new Error(`unmapped ${old}`);
     return id;
   };
-  return { calls, ctx: { client, resolve, isClaimed: (id) => claimed.includes(id), call } };
+  return { calls, ctx: { client, resolve, workspace: (id) => ids[id] ?? id, isClaimed: (id) => claimed.includes(id), call } };
 }

@@ -8,10 +8,11 @@ import { inPlaceAppliers } from './in-place.js';
 import { recordAppliers } from './records.js';
 import { structureAppliers } from './structure.js';
 import type { Appliers, StepApplier } from './types.js';
+import { workspaceAppliers } from './workspace.js';
 
 export type { Created, StepApplier, StepContext } from './types.js';
 
-export const APPLIERS: Appliers = { ...structureAppliers, ...recordAppliers, ...contentAppliers, ...accessAppliers, ...inPlaceAppliers };
+export const APPLIERS: Appliers = { ...structureAppliers, ...recordAppliers, ...contentAppliers, ...accessAppliers, ...inPlaceAppliers, ...workspaceAppliers };
 
 export function applierFor(step: Step): StepApplier {
   return APPLIERS[step.op] as StepApplier;

@@ -8,8 +8,8 @@ import { asCreated, differing, firstUnclaimed, type Appliers } from './types.js'
 export const structureAppliers: Pick<Appliers, 'createModule' | 'updateModule' | 'createCollection' | 'createColumn' | 'pruneSeededColumns'> = {
   createModule: {
     create: async (s, ctx) =>
-      asCreated(await ctx.client.createModule(s.workspaceId, { name: s.name, ...(s.description ? { description: s.description } : {}), tags: s.tags }, ctx.call)),
-    lookUp: async (s, ctx) => firstUnclaimed(await ctx.client.listModules(s.workspaceId), (m) => m.name === s.name, ctx),
+      asCreated(await ctx.client.createModule(ctx.workspace(s.workspaceId), { name: s.name, ...(s.description ? { description: s.description } : {}), tags: s.tags }, ctx.call)),
+    lookUp: async (s, ctx) => firstUnclaimed(await ctx.client.listModules(ctx.workspace(s.workspaceId)), (m) => m.name === s.name, ctx),
   },
   updateModule: {
     finish: async (s, _, ctx) => {

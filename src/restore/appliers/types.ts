@@ -10,6 +10,8 @@ export interface StepContext {
   client: ServiceClient;
   /** Old id → new id through the journal (throws when the object was never made). */
   resolve: (oldId: string) => string;
+  /** A workspace id: the one this run created for an old id, else the id itself (a live workspace). */
+  workspace: (id: string) => string;
   /** Whether a new id already stands for some old object (a lookup must not claim it twice). */
   isClaimed: (newId: string) => boolean;
   call: CallOptions;

@@ -1,0 +1,82 @@
+// `wbsync prune`: forget the snapshots a retention policy (flags, else `retention.*`) does not
+// keep, without changing what any kept snapshot shows; `--dry-run` lists exactly what would go.
+
+import { WbsyncError } from '../../domain/errors.js';
+import { isEmptyPolicy, type RetentionPolicy } from '../../retention/policy.js';
+import { prune, type PruneResult } from '../../retention/prune.js';
+import { intFlag, stringFlag } from '../args.js';
+import type { Command } from '../command.js';
+import { openDb } from '../open.js';
+
+const RULES = [
+  ['keep-last', 'keepLast'],
+  ['keep-hourly', 'keepHourly'],
+  ['keep-daily', 'keepDaily'],
+  ['keep-weekly', 'keepWeekly'],
+  ['keep-monthly', 'keepMonthly'],
+  ['keep-yearly', 'keepYearly'],
+] as const;
+
+const mb = (n: number): string => `${(n / 1_048_576).toFixed(1)} MB`;
+
+function lines(r: PruneResult): string[] {
+  const out: string[] = [];
+  if (r.resumed.length) out.push(`finishing an interrupted prune of snapshots ${r.resumed.join(', ')}`);
+  out.push(`${r.dryRun ? 'would forget' : 'forgot'} ${r.forget.length} snapshot(s)${r.forget.length ? ':' : ''}`);
+  for (const f of r.forget) out.push(`  ${f.id}  ${f.kind.padEnd(11)} ${f.status.padEnd(8)} ${f.startedAt}`);
+  out.push(`kept ${r.keep.length}:`);
+  for (const k of r.keep) out.push(`  ${k.id}  ${k.reasons.join(', ')}`);
+  const rows = Object.entries(r.rows);
+  const total = rows.reduce((n, [, v]) => n + v, 0);
+  out.push(`version rows ${r.dryRun ? 'to delete' : 'deleted'}: ${total}${rows.length ? ` (${rows.map(([t, n]) => `${t.replace(/_versions$/, '')} ${n}`).join(', ')})` : ''}`);
+  out.push(`${r.dryRun ? 'about' : 'file shrank by'} ${mb(r.bytesFreed)}${r.dryRun ? ' freed' : ''}`);
+  if (r.compactNote) out.push(`note: ${r.compactNote}`);
+  return out;
+}
+
+export const pruneCommand: Command = {
+  name: 'prune',
+  summary: 'forget snapshots outside a retention policy (restic semantics) without changing what kept ones show',
+  usage: 'wbsync prune [--keep-last N] [--keep-hourly N] [--keep-daily N] [--keep-weekly N] [--keep-monthly N] [--keep-yearly N] [--keep-within DUR] [--dry-run]',
+  description:
+    "Keeps what any rule keeps: the N newest (--keep-last), the newest of each of the N newest hours,\n" +
+    "days, ISO weeks, months or years that have one (UTC), everything within DUR before now (30d, 12h,\n" +
+    "1y6m). Without flags the policy is retention.* from the configuration; an empty policy is refused.\n" +
+    "Never forgotten: the latest complete snapshot, snapshots held by a tripwire (wbsync snapshots\n" +
+    "--release N), and those an unfinished restore or rollback works from. Versions are intervals:\n" +
+    "forgetting merges them, so every kept snapshot shows exactly what it showed (export, diff), then\n" +
+    "the file shrinks. Activity rows stay unless retention.activityDays says otherwise. --dry-run lists\n" +
+    "the snapshots that would go, the version rows and about how many bytes, and writes nothing.\n" +
+    "Safe to interrupt: the next prune finishes the job. Runs beside a daemon (short transactions).",
+  examples: ['wbsync prune --keep-daily 7 --keep-weekly 5 --keep-monthly 12 --dry-run', 'wbsync prune --keep-last 10 --keep-within 30d'],
+  flags: [
+    ...RULES.map(([flag]) => ({ name: flag, type: 'number' as const, valueName: 'N', description: `keep by the ${flag.slice(5)} rule` })),
+    { name: 'keep-within', type: 'string', valueName: 'DUR', description: 'keep everything taken within DUR before now (e.g. 30d, 12h, 1y6m)' },
+    { name: 'dry-run', type: 'boolean', description: 'list what would go; write nothing' },
+  ],
+  async run(ctx) {
+    const policy: RetentionPolicy = {};
+    for (const [flag, key] of RULES) {
+      const v = intFlag(ctx.args.flags, flag, 'prune');
+      if (v !== undefined) policy[key] = v;
+    }
+    const within = stringFlag(ctx.args.flags, 'keep-within');
+    if (within !== undefined) policy.keepWithin = within;
+    const { config } = ctx.config();
+    const { activityDays, ...configured } = config.retention;
+    const chosen = isEmptyPolicy(policy) ? configured : policy;
+    if (isEmptyPolicy(chosen)) {
+      throw new WbsyncError('usage', 'an empty retention policy would forget every snapshot', { hint: "give at least one --keep-* rule (e.g. --keep-daily 7 --keep-weekly 5), or set retention.* in the configuration; see 'wbsync prune --help'" });
+    }
+    const dryRun = ctx.args.flags['dry-run'] === true;
+    const store = openDb(ctx);
+    try {
+      const r = prune(store.db, { policy: chosen, ...(activityDays !== undefined ? { activityDays } : {}), dryRun, now: new Date() });
+      if (ctx.json) ctx.emit({ ...r, policy: chosen });
+      else ctx.say(lines(r).join('\n'));
+      return 0;
+    } finally {
+      store.close();
+    }
+  },
+};

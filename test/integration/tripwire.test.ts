@@ -1,0 +1,65 @@
+// The tripwire's counts against real passes, both dialects: what a pass changed per module (records
+// archived or deleted, cells changed or cleared per column, a deleted column, deleted amendments, a
+// deleted module), read from the versions; a normal day stays under the thresholds.
+
+import { afterEach, describe, expect, it } from 'vitest';
+import type { Dialect } from '../../src/emulator/types.js';
+import { evaluateTripwire } from '../../src/tripwire/evaluate.js';
+import { api, dumpOf, makeHarness, type Harness } from '../helpers/harness.js';
+
+const T = { recordsPercent: 20, minRecords: 3, cellsPercent: 30, minCells: 3, amendmentsPercent: 20, minAmendments: 2 };
+
+describe.each(['spec', 'observed'] as Dialect[])('tripwire counts (%s dialect)', (dialect) => {
+  let h: Harness | undefined;
+  afterEach(async () => {
+    await h?.close();
+    h = undefined;
+  });
+
+  async function pass(): Promise<number> {
+    h!.emu.clock.advance(1000);
+    await h!.emu.idle();
+    const r = await h!.sync();
+    expect(r.failures).toEqual([]);
+    return r.snapshot;
+  }
+
+  it('counts what a pass changed per module, and only mass changes trip it', async () => {
+    h = await makeHarness(dialect);
+    const s0 = (await h.sync()).snapshot;
+    const d = dumpOf(h.emu);
+    const mod = d.modules.find((m) => !m.isDeleted && d.records.filter((r) => r.module === m._id && !r.isDeleted && !r.isArchived && !r.parentRecord).length >= 6)!;
+    const live = d.records.filter((r) => r.module === mod._id && !r.isDeleted && !r.isArchived && !r.parentRecord);
+
+    // a normal day: one rename, one cell
+    expect((await api(h.emu, 'PUT', `/records/${live[0]!._id}`, { name: 'a normal rename' })).status).toBe(200);
+    const s1 = await pass();
+    expect(evaluateTripwire(h.store.changeCounts(s0, s1), T, s0)).toEqual([]);
+
+    // half the records archived (deleted in the published service's sense: DELETE)
+    const victims = live.slice(0, Math.ceil(live.length / 2));
+    for (const r of victims) expect((await api(h.emu, 'DELETE', `/records/${r._id}`)).status).toBe(200);
+    // and a column deleted with its cells
+    const counts = new Map<string, number>();
+    for (const v of d.values.filter((x) => !x.isDeleted && x.module === mod._id && !victims.some((r) => r._id === x.record))) counts.set(v.column as string, (counts.get(v.column as string) ?? 0) + 1);
+    const [column, cells] = [...counts.entries()].sort((a, b) => b[1] - a[1])[0]!;
+    expect((await api(h.emu, 'DELETE', `/columns/${column}`)).status).toBe(200);
+    const s2 = await pass();
+    const changes = h.store.changeCounts(s1, s2).find((c) => c.moduleId === mod._id)!;
+    expect(changes.records.removed).toBeGreaterThanOrEqual(victims.length);
+    expect(changes.records.before).toBeGreaterThanOrEqual(live.length);
+    const col = changes.columns.find((c) => c.columnId === column);
+    if (dialect === 'spec') expect(col).toMatchObject({ deleted: true, cleared: expect.any(Number) });
+    const findings = evaluateTripwire(h.store.changeCounts(s1, s2), T, s1);
+    expect(findings).toHaveLength(1);
+    expect(findings[0]!.what[0]).toMatch(new RegExp(`^\\d+ of \\d+ records archived or deleted`));
+    expect(findings[0]!.undo).toBe(`wbsync rollback --module ${mod._id} --to-snapshot ${s1}`);
+    expect(cells).toBeGreaterThan(0);
+
+    // the module deleted
+    expect((await api(h.emu, 'DELETE', `/modules/${mod._id}`)).status).toBe(200);
+    const s3 = await pass();
+    const gone = evaluateTripwire(h.store.changeCounts(s2, s3), T, s2);
+    expect(gone).toEqual([expect.objectContaining({ moduleId: mod._id, undo: `wbsync restore module ${mod._id} --snapshot ${s2}` })]);
+  });
+});
