@@ -14,7 +14,6 @@ import { toStorageError } from './storage-error.js';
 import { VIEW_SOURCES, viewAsOfSql } from './view-sources.js';
 
 export type FileFormat = 'csv' | 'jsonl';
-export const FILE_FORMATS: readonly FileFormat[] = ['csv', 'jsonl'];
 
 export interface ExportedFile {
   view: string;
@@ -39,13 +38,18 @@ async function writeView(
     buf = '';
     if (!more) await Promise.race([new Promise<void>((r) => out.once('drain', () => r())), failed]);
   };
-  for (const row of stmt.raw(true).iterate({ n }) as IterableIterator<Cell[]>) {
-    buf += format === 'csv' ? csvLine(row) : jsonLine(columns, row);
-    rows++;
-    if (buf.length >= CHUNK) await flush();
+  try {
+    for (const row of stmt.raw(true).iterate({ n }) as IterableIterator<Cell[]>) {
+      buf += format === 'csv' ? csvLine(row) : jsonLine(columns, row);
+      rows++;
+      if (buf.length >= CHUNK) await flush();
+    }
+    await flush();
+    await Promise.race([new Promise<void>((r) => out.end(() => r())), failed]);
+  } catch (e) {
+    out.destroy(); // its descriptor closed; the caller removes the temporary folder
+    throw e;
   }
-  await flush();
-  await Promise.race([new Promise<void>((r) => out.end(() => r())), failed]);
   const fd = fs.openSync(file, 'r');
   try {
     fs.fsyncSync(fd);
