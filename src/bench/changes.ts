@@ -23,15 +23,19 @@ export interface ChangeSummary {
 }
 
 /**
- * Applies `k` writes spread over `moduleCount` modules: renames, completions, cells, notes, creates,
+ * Applies `k` writes spread over `moduleCount` modules (from the `firstModule`-th on): renames, completions, cells, notes, creates,
  * moves; with `subRecords`, one write in four is a sub-record's completion or position instead (the
  * deployed service logs neither: only the module's `updatedAt` moves).
  */
-export async function applyMixedChanges(baseUrl: string, key: string, k: number, moduleCount: number, opts: { subRecords?: boolean } = {}): Promise<ChangeSummary> {
+export async function applyMixedChanges(
+  baseUrl: string, key: string, k: number, moduleCount: number, opts: { subRecords?: boolean; firstModule?: number } = {},
+): Promise<ChangeSummary> {
   const { workspaces } = await call(baseUrl, key, 'GET', '/workspaces');
   const ws = (workspaces[0].workspace ?? workspaces[0])._id as string;
   const { modules } = await call(baseUrl, key, 'GET', `/modules/${ws}`);
-  const chosen = modules.slice(0, moduleCount);
+  // firstModule rotates the touched modules (a history spread over the workspace, not one corner)
+  const first = (opts.firstModule ?? 0) % modules.length;
+  const chosen = [...modules.slice(first), ...modules.slice(0, first)].slice(0, moduleCount);
   let collectionsOfTouched = 0;
   const targets: Array<{ module: Json; collections: Json[]; columns: Json[]; records: Json[] }> = [];
   for (const m of chosen) {

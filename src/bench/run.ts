@@ -4,7 +4,7 @@
 // the daemon: a scrape of /metrics <= 10 ms and no RSS growth over a soak.
 
 import { execFileSync } from 'node:child_process';
-import { mkdtempSync, rmSync } from 'node:fs';
+import { existsSync, mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
@@ -14,11 +14,21 @@ import { pruneFigures } from './prune-bench.js';
 import { applyBulkOverwrite, applyMixedChanges } from './changes.js';
 import { measureDaemonScrapes } from './daemon-scrape.js';
 import { startEmulatorChild, type EmulatorChild } from './emulator-child.js';
+import { buildHistoryDb, measureExport, timeReporting } from './reporting.js';
+import { measureWriteSide } from './write-side.js';
 import { openStore } from '../store/index.js';
 import { moduleWeight, planReverification } from '../sync/reverify-plan.js';
 import type { WorkerInput } from './pass-worker.js';
 
 const LATENCY_MS = Number(process.env.BENCH_LATENCY_MS ?? 20);
+/** BENCH_ONLY=reporting runs only the reporting section (history, queries, export). */
+const ONLY = process.env.BENCH_ONLY;
+/** Incremental passes of history behind the reporting figures (default 100). */
+const HISTORY_PASSES = Number(process.env.BENCH_HISTORY_PASSES ?? 100);
+/** Modules of the large seed behind the reporting figures (default 20: 10,000 records); for scaling runs. */
+const HISTORY_MODULES = Number(process.env.BENCH_HISTORY_MODULES ?? 20);
+/** Keep (or reuse, if it exists) the history database at this path instead of a temporary one. */
+const HISTORY_DB = process.env.BENCH_HISTORY_DB;
 const WORKER = fileURLToPath(new URL('./pass-worker.js', import.meta.url));
 const dir = mkdtempSync(join(tmpdir(), 'wbsync-bench-'));
 
@@ -156,8 +166,39 @@ function reverificationFigures(dbPath: string, fullPassRequests: number): Figure
   }
 }
 
+/**
+ * Reporting at scale: the large seed after HISTORY_PASSES incremental passes (no injected latency:
+ * the point is the history, not the crawl), each README query and typical view access timed.
+ */
+async function reportingFigures(): Promise<Figures> {
+  const dbPath = HISTORY_DB ?? join(dir, 'history.db');
+  let build: Figures = { reused: dbPath };
+  if (!HISTORY_DB || !existsSync(HISTORY_DB)) {
+    const emu = await startEmulatorChild(['--seed', 'large', '--modules', String(HISTORY_MODULES), '--latency-ms', '0']);
+    try {
+      process.stderr.write(`bench: reporting: full pass then ${HISTORY_PASSES} incremental passes...\n`);
+      build = await buildHistoryDb(emu.baseUrl, emu.apiKey, dbPath, HISTORY_PASSES, (s) => process.stderr.write(s));
+    } finally {
+      await emu.stop();
+    }
+  }
+  process.stderr.write('bench: reporting: README queries and view accesses...\n');
+  const figures: Figures = { modules: HISTORY_MODULES, history: build, ...timeReporting(dbPath), targetMs: 100 };
+  process.stderr.write('bench: reporting: export --format csv and jsonl...\n');
+  figures.export = { csv: measureExport(dbPath, 'csv'), jsonl: measureExport(dbPath, 'jsonl'), targetRowsPerSec: 100_000 };
+  process.stderr.write('bench: write side: the store against plain inserts of the same rows...\n');
+  figures.writeSide = { ...(await measureWriteSide(dbPath)), targetOverFloor: 2 };
+  return figures;
+}
+
 async function main(): Promise<void> {
   const report: Figures = { latencyMs: LATENCY_MS, seed: 'large' };
+  if (ONLY === 'reporting') {
+    report.reporting = await reportingFigures();
+    rmSync(dir, { recursive: true, force: true });
+    process.stdout.write(`${JSON.stringify(report, null, 2)}\n`);
+    return;
+  }
   let emu: EmulatorChild = await startEmulatorChild(['--seed', 'large', '--latency-ms', String(LATENCY_MS)]);
   try {
     const base = { baseUrl: emu.baseUrl, apiKey: emu.apiKey, full: true };
@@ -303,6 +344,7 @@ async function main(): Promise<void> {
 
   process.stderr.write('bench: 1,000 snapshots of changes on the large database, then prune...\n');
   report.retention = await pruneFigures(join(dir, 'c32.db'), join(dir, 'prune.db'));
+  report.reporting = await reportingFigures();
   rmSync(dir, { recursive: true, force: true });
   process.stdout.write(`${JSON.stringify(report, null, 2)}\n`);
 }

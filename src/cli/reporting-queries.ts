@@ -33,7 +33,7 @@ ORDER BY 1, 4 DESC;`,
 FROM records r
 JOIN modules m ON m.id = r.module_id
 WHERE r.parent_record_id IS NULL AND r.is_archived = 0
-GROUP BY m.id
+GROUP BY m.id, m.name
 ORDER BY percent_done DESC, module;`,
   },
   {

@@ -3,6 +3,7 @@
 // All SQL lives behind this interface (src/store/*).
 
 import type { ModuleChanges } from './change-counts.js';
+import type { ExportedFile, FileFormat } from './export-files.js';
 import type {
   Activity,
   Amendment,
@@ -218,6 +219,11 @@ export interface Store {
    * complete snapshot); mode 0600. Refuses an existing target unless `opts.overwrite`.
    */
   exportTo(outPath: string, snapshotId?: number, opts?: { overwrite?: boolean }): Promise<void>;
+  /**
+   * One file per view (CSV or JSON Lines) as of snapshot N (the same rules), in the folder `outDir`
+   * (created 0700; must not exist or be empty), files 0600; streamed. Returns what it wrote.
+   */
+  exportFiles(outDir: string, format: FileFormat, snapshotId?: number): Promise<ExportedFile[]>;
   verify(): VerifyReport;
 
   /** Raw handle for other stores in this folder (restore journal, daemon metrics). Do not write

@@ -9,6 +9,7 @@ import { changeCounts, type ModuleChanges } from './change-counts.js';
 import { Cursors } from './cursors.js';
 import { SPECS, colList, fromRow } from './entity-specs.js';
 import { exportCopy } from './export.js';
+import { exportFiles, type ExportedFile, type FileFormat } from './export-files.js';
 import { Mutex } from './mutex.js';
 import type {
   ApplyResult, Cursor, SnapshotInfo, SnapshotKind, SnapshotStatus, StateReader, Store, VerifiedPart, VerifyReport, WriteBatch,
@@ -160,21 +161,31 @@ export class SqliteStore implements Store {
     );
   }
 
+  /** The snapshot an export shows: N, or the latest complete one; refused unless complete. */
+  private exportable(snapshotId: number | undefined): number {
+    const n = snapshotId ?? this.latestCompleteSnapshot();
+    if (n === null) {
+      throw new WbsyncError('usage', 'nothing to export: no complete snapshot yet', { hint: 'run `wbsync sync` first' });
+    }
+    const status = this.snapshots.status(n);
+    if (status !== 'complete') {
+      throw new WbsyncError('usage', `snapshot ${n} ${status ? `is ${status}` : 'does not exist'}; only complete snapshots can be exported`, {
+        hint: 'pick one from `wbsync snapshots` with status complete',
+      });
+    }
+    return n;
+  }
+
   exportTo(outPath: string, snapshotId?: number, opts: { overwrite?: boolean } = {}): Promise<void> {
     // under the mutex: VACUUM INTO cannot run inside an open batch transaction
-    return this.mutex.run(async () => {
-      const n = snapshotId ?? this.latestCompleteSnapshot();
-      if (n === null) {
-        throw new WbsyncError('usage', 'nothing to export: no complete snapshot yet', { hint: 'run `wbsync sync` first' });
-      }
-      const status = this.snapshots.status(n);
-      if (status !== 'complete') {
-        throw new WbsyncError('usage', `snapshot ${n} ${status ? `is ${status}` : 'does not exist'}; only complete snapshots can be exported`, {
-          hint: 'pick one from `wbsync snapshots` with status complete',
-        });
-      }
-      exportCopy(this.db, outPath, n, opts);
-    });
+    return this.mutex.run(async () => exportCopy(this.db, outPath, this.exportable(snapshotId), opts));
+  }
+
+  async exportFiles(outDir: string, format: FileFormat, snapshotId?: number): Promise<ExportedFile[]> {
+    const n = this.exportable(snapshotId);
+    if (this.path === ':memory:') throw new WbsyncError('usage', 'an in-memory database cannot be exported to files');
+    // its own read-only connection: a long export holds no lock this store's writer needs
+    return exportFiles(this.path, outDir, n, format);
   }
 
   verify(): VerifyReport {

@@ -4,7 +4,7 @@
 // README without a case here fails the first test, so the README stays true as it grows.
 
 import { spawn } from 'node:child_process';
-import { readFileSync, writeFileSync } from 'node:fs';
+import { readdirSync, readFileSync, writeFileSync } from 'node:fs';
 import { join, resolve } from 'node:path';
 import * as age from 'age-encryption';
 import Database from 'better-sqlite3';
@@ -181,6 +181,27 @@ describe('the README’s command lines', () => {
     },
     { line: 'wbsync export --out before.db --snapshot N', check: async () => expect((await run(env, 'wbsync export --out before.db --snapshot 1')).status).toBe(0) },
     { line: 'wbsync export --out FILE --snapshot N', check: async () => expect((await run(env, 'wbsync export --out file.db --snapshot 2')).status).toBe(0) },
+    {
+      line: 'wbsync export --format csv --out reports',
+      check: async () => {
+        const r = await run(env, 'wbsync export --format csv --out reports');
+        expect(r.status, r.err).toBe(0);
+        expect(readdirSync(join(env.dir, 'reports'))).toContain('records.csv');
+      },
+    },
+    {
+      line: 'wbsync export --format jsonl --out as-of-12 --snapshot 12',
+      check: async () => expect((await run(env, 'wbsync export --format jsonl --out as-of-1 --snapshot 1')).status).toBe(0),
+    },
+    ...['acme', 'globex'].map((name) => ({
+      line: `wbsync --db ${name}/wbsync.db export --format jsonl --out exports/${name}`,
+      check: async () => {
+        expect((await run(env, `wbsync --db ${name}/wbsync.db sync --full`)).status).toBe(0);
+        const r = await run(env, `wbsync --db ${name}/wbsync.db export --format jsonl --out exports/${name}`);
+        expect(r.status, r.err).toBe(0);
+        expect(readdirSync(join(env.dir, 'exports', name))).toContain('modules.jsonl');
+      },
+    })),
     { line: 'wbsync diff --module ID', check: async () => expect((await run(env, `wbsync diff --module ${env.moduleId}`)).status).toBe(0) },
     {
       line: 'wbsync restore module ID --dry-run',
