@@ -12,10 +12,11 @@ import type { Member } from '../domain/entities.js';
 import { WbsyncError, isWbsyncError } from '../domain/errors.js';
 import type { Store } from '../store/port.js';
 import { applyPlan } from './apply.js';
-import { RunJournal, latestRun, restoredIdMap, startRun } from './journal.js';
+import { journaledRun } from './journaled-run.js';
+import { latestRun, restoredIdMap } from './journal.js';
 import { planRestore } from './plan.js';
 import { stepWrites, type NotRestored, type RestorePlan } from './plan-steps.js';
-import { pauseRecipes, reactivateRecipes } from './pause.js';
+import { pauseRecipes } from './pause.js';
 import { treeFromState } from './tree.js';
 
 export interface RestoreDeps {
@@ -202,58 +203,46 @@ export async function restoreModule(deps: RestoreDeps, opts: RestoreModuleOption
     };
   }
 
-  const resumed = previous !== null && previous.status !== 'complete';
-  const run = resumed
-    ? previous
-    : startRun(store.db, { kind: 'module', runKey, snapshotId: snapshot, sourceIds: [opts.moduleId], targetWorkspaceId: target, options: { asCopy: opts.asCopy === true, pauseAutomations: opts.pauseAutomations === true } }, new Date().toISOString());
-  const journal = new RunJournal(store.db, run);
-  if (resumed) journal.reopen();
-  const settle = (): Promise<void> => new Promise((r) => setTimeout(r, opts.settleMs ?? 250));
-
-  // Every outcome — complete, refused writes, a failure, an abort — ends with the recipes this run
-  // paused switched on again; a kill -9 leaves them to the resumed run, which the journal tells.
-  let paused: string[] = [];
-  try {
-    if (opts.pauseAutomations) paused = await pauseRecipes(client, journal, target);
-    const res = await applyPlan(plan, {
-      client,
-      journal,
-      parallel: opts.parallel,
-      signal: opts.signal,
-      onProgress: opts.onProgress,
-      beforePhase: async (p) => {
-        if (p.name === 'automations') await settle();
-      },
-    });
-    if (!res.newModuleId) throw new WbsyncError('internal', 'restore finished without a module id');
-    const notRestored = [...plan.notRestored, ...res.refused];
-    const result: RestoreModuleResult = {
-      ...base,
-      moduleId: res.newModuleId,
-      runId: run.id,
-      resumed,
-      alreadyRestored: false,
-      counts: plan.counts,
-      created: res.created,
-      foundByLookup: res.foundByLookup,
-      notRestored,
-      refused: res.refused.length,
-      pausedAutomations: paused,
-      requests: 0,
-      durationMs: 0,
-    };
-    if (journal.pausedAutomations().some((p) => p.state === 'paused')) await settle();
-    await reactivateRecipes(client, journal);
-    result.requests = client.stats().requests - stats0;
-    result.durationMs = Date.now() - started;
-    journal.finish('complete', { counts: result.counts, created: result.created, notRestored, refused: result.refused, requests: result.requests });
-    if (result.refused) deps.logger?.warn({ moduleId: res.newModuleId, refused: result.refused }, 'module restored; the service refused some writes');
-    deps.logger?.info({ moduleId: res.newModuleId, from: opts.moduleId, snapshot, requests: result.requests }, 'module restored');
-    return result;
-  } catch (e) {
-    // A failed run leaves no recipe paused; the journal still lets a resume pause them again.
-    await reactivateRecipes(client, journal).catch((inner: unknown) => deps.logger?.warn({ err: String(inner) }, 'could not re-activate paused recipes: the next run of this command will'));
-    journal.finish('failed', { error: e instanceof Error ? e.message : String(e) });
-    throw e;
-  }
+  return journaledRun(
+    deps,
+    { previous, settleMs: opts.settleMs, start: { kind: 'module', runKey, snapshotId: snapshot, sourceIds: [opts.moduleId], targetWorkspaceId: target, options: { asCopy: opts.asCopy === true, pauseAutomations: opts.pauseAutomations === true } } },
+    async ({ journal, run, resumed, settle }) => {
+      const paused = opts.pauseAutomations ? await pauseRecipes(client, journal, target) : [];
+      const res = await applyPlan(plan, {
+        client,
+        journal,
+        parallel: opts.parallel,
+        signal: opts.signal,
+        onProgress: opts.onProgress,
+        beforePhase: async (p) => {
+          if (p.name === 'automations') await settle();
+        },
+      });
+      if (!res.newModuleId) throw new WbsyncError('internal', 'restore finished without a module id');
+      const notRestored = [...plan.notRestored, ...res.refused];
+      const result: RestoreModuleResult = {
+        ...base,
+        moduleId: res.newModuleId,
+        runId: run.id,
+        resumed,
+        alreadyRestored: false,
+        counts: plan.counts,
+        created: res.created,
+        foundByLookup: res.foundByLookup,
+        notRestored,
+        refused: res.refused.length,
+        pausedAutomations: paused,
+        requests: 0,
+        durationMs: 0,
+      };
+      return result;
+    },
+    (result) => {
+      result.requests = client.stats().requests - stats0;
+      result.durationMs = Date.now() - started;
+      if (result.refused) deps.logger?.warn({ moduleId: result.moduleId, refused: result.refused }, 'module restored; the service refused some writes');
+      deps.logger?.info({ moduleId: result.moduleId, from: opts.moduleId, snapshot, requests: result.requests }, 'module restored');
+      return { counts: result.counts, created: result.created, notRestored: result.notRestored, refused: result.refused, requests: result.requests };
+    },
+  );
 }

@@ -5,10 +5,11 @@
 import type { ServiceClient } from '../api/port.js';
 import { WbsyncError, isWbsyncError } from '../domain/errors.js';
 import { applyPlan } from './apply.js';
-import { RunJournal, latestRun, startRun } from './journal.js';
+import { journaledRun } from './journaled-run.js';
+import { RunJournal, latestRun } from './journal.js';
 import type { NotRestored } from './plan-steps.js';
 import { planWorkspace } from './plan-workspace.js';
-import { pauseRecipes, reactivateRecipes } from './pause.js';
+import { pauseRecipes } from './pause.js';
 import { chooseSnapshot, refuse, requireWritable, summarisePlan, type PlanSummary, type RestoreDeps, type RunControls } from './restore-module.js';
 import { treeFromState, type ModuleTree } from './tree.js';
 
@@ -104,57 +105,50 @@ export async function restoreWorkspace(deps: RestoreDeps, opts: RestoreWorkspace
     return { ...base, workspaceId: opts.intoWorkspace ?? null, runId: null, resumed: previous !== null && previous.status !== 'complete', alreadyRestored: false, modules: outcome(null), notRestored: plan.notRestored, refused: 0, pausedAutomations: [], plan: summarisePlan(plan), requests: client.stats().requests - stats0, durationMs: Date.now() - started };
   }
 
-  const resumed = previous !== null && previous.status !== 'complete';
-  const run = resumed
-    ? previous
-    : startRun(store.db, { kind: 'workspace', runKey, snapshotId: snapshot, sourceIds: [ws.id], targetWorkspaceId: opts.intoWorkspace ?? null, options: { newName: name, pauseAutomations: opts.pauseAutomations === true, userMap: Object.fromEntries(userMap) } }, new Date().toISOString());
-  const journal = new RunJournal(store.db, run);
-  if (resumed) journal.reopen();
-  const settle = (): Promise<void> => new Promise((r) => setTimeout(r, opts.settleMs ?? 250));
-  let paused: string[] = [];
-  try {
-    if (opts.pauseAutomations && opts.intoWorkspace) paused = await pauseRecipes(client, journal, opts.intoWorkspace);
-    const res = await applyPlan(plan, {
-      client,
-      journal,
-      parallel: opts.parallel,
-      signal: opts.signal,
-      onProgress: opts.onProgress,
-      beforePhase: async (p) => {
-        if (p.name === 'automations' || p.name === 'workspace automations') await settle();
-      },
-    }).catch((e: unknown) => {
-      // the first write of all: a key that may not create workspaces has written nothing
-      if (isWbsyncError(e) && e.code === 'forbidden' && journal.newId(ws.id) === undefined && !opts.intoWorkspace) {
-        throw refuse(`the target key cannot create workspaces: ${e.message}`, 'use a key of a user allowed to create workspaces, or restore into an existing one with --into-workspace ID');
-      }
-      throw e;
-    });
-    const workspaceId = opts.intoWorkspace ?? journal.newId(ws.id);
-    if (!workspaceId) throw new WbsyncError('internal', 'workspace restore finished without a workspace id');
-    const notRestored = [...plan.notRestored, ...res.refused];
-    if (journal.pausedAutomations().some((p) => p.state === 'paused')) await settle();
-    await reactivateRecipes(client, journal);
-    const result: RestoreWorkspaceResult = {
-      ...base,
-      members: { ...plan.members, refused: res.refused.filter((r) => r.entity === 'member').length },
-      workspaceId,
-      runId: run.id,
-      resumed,
-      alreadyRestored: false,
-      modules: outcome(journal),
-      notRestored,
-      refused: res.refused.length,
-      pausedAutomations: paused,
-      requests: client.stats().requests - stats0,
-      durationMs: Date.now() - started,
-    };
-    journal.finish('complete', { counts: plan.counts, notRestored, refused: result.refused, requests: result.requests, workspaceId });
-    deps.logger?.info({ workspaceId, from: ws.id, snapshot, modules: result.modules.length, requests: result.requests }, 'workspace restored');
-    return result;
-  } catch (e) {
-    await reactivateRecipes(client, journal).catch((inner: unknown) => deps.logger?.warn({ err: String(inner) }, 'could not re-activate paused recipes: the next run of this command will'));
-    journal.finish('failed', { error: e instanceof Error ? e.message : String(e) });
-    throw e;
-  }
+  return journaledRun(
+    deps,
+    { previous, settleMs: opts.settleMs, start: { kind: 'workspace', runKey, snapshotId: snapshot, sourceIds: [ws.id], targetWorkspaceId: opts.intoWorkspace ?? null, options: { newName: name, pauseAutomations: opts.pauseAutomations === true, userMap: Object.fromEntries(userMap) } } },
+    async ({ journal, run, resumed, settle }) => {
+      const paused = opts.pauseAutomations && opts.intoWorkspace ? await pauseRecipes(client, journal, opts.intoWorkspace) : [];
+      const res = await applyPlan(plan, {
+        client,
+        journal,
+        parallel: opts.parallel,
+        signal: opts.signal,
+        onProgress: opts.onProgress,
+        beforePhase: async (p) => {
+          if (p.name === 'automations' || p.name === 'workspace automations') await settle();
+        },
+      }).catch((e: unknown) => {
+        // the first write of all: a key that may not create workspaces has written nothing
+        if (isWbsyncError(e) && e.code === 'forbidden' && journal.newId(ws.id) === undefined && !opts.intoWorkspace) {
+          throw refuse(`the target key cannot create workspaces: ${e.message}`, 'use a key of a user allowed to create workspaces, or restore into an existing one with --into-workspace ID');
+        }
+        throw e;
+      });
+      const workspaceId = opts.intoWorkspace ?? journal.newId(ws.id);
+      if (!workspaceId) throw new WbsyncError('internal', 'workspace restore finished without a workspace id');
+      const result: RestoreWorkspaceResult = {
+        ...base,
+        members: { ...plan.members, refused: res.refused.filter((r) => r.entity === 'member').length },
+        workspaceId,
+        runId: run.id,
+        resumed,
+        alreadyRestored: false,
+        modules: outcome(journal),
+        notRestored: [...plan.notRestored, ...res.refused],
+        refused: res.refused.length,
+        pausedAutomations: paused,
+        requests: 0,
+        durationMs: 0,
+      };
+      return result;
+    },
+    (result) => {
+      result.requests = client.stats().requests - stats0;
+      result.durationMs = Date.now() - started;
+      deps.logger?.info({ workspaceId: result.workspaceId, from: ws.id, snapshot, modules: result.modules.length, requests: result.requests }, 'workspace restored');
+      return { counts: plan.counts, notRestored: result.notRestored, refused: result.refused, requests: result.requests, workspaceId: result.workspaceId };
+    },
+  );
 }

@@ -7,8 +7,9 @@ import type { Automation, Cell } from '../domain/entities.js';
 import { WbsyncError, isWbsyncError } from '../domain/errors.js';
 import type { StateReader } from '../store/port.js';
 import { applyPlan } from './apply.js';
-import { RunJournal, latestRun, startRun } from './journal.js';
-import { pauseRecipeList, reactivateRecipes } from './pause.js';
+import { journaledRun } from './journaled-run.js';
+import { latestRun } from './journal.js';
+import { pauseRecipeList } from './pause.js';
 import type { NotRestored, Step } from './plan-steps.js';
 import { refuse, requireWritable, summarisePlan, type PlanSummary, type RestoreDeps, type RunControls } from './restore-module.js';
 import { planRollback } from './rollback-plan.js';
@@ -247,39 +248,33 @@ export async function rollback(deps: RestoreDeps, opts: RollbackOptions): Promis
 
   const runKey = JSON.stringify(['rollback', chosen.id, opts.moduleId, [...selection.kinds].sort(), [...(columns ?? [])].sort(), [...(selection.records ?? [])].sort(), [...(selection.collections ?? [])].sort(), opts.changedBy ?? null, opts.changedBetween ?? null, opts.force === true]);
   const previous = latestRun(store.db, runKey);
-  const resumed = previous !== null && previous.status !== 'complete';
-  const run = resumed ? previous : startRun(store.db, { kind: 'rollback', runKey, snapshotId: chosen.id, sourceIds: [opts.moduleId], targetWorkspaceId: ws, options: { force: opts.force === true, pauseAutomations: opts.pauseAutomations === true } }, new Date().toISOString());
-  const journal = new RunJournal(store.db, run);
-  if (resumed) journal.reopen();
-  // Live objects keep their ids: each one the plan names maps onto itself.
-  journal.sameAll([[opts.moduleId, 'module'], ...planned.liveIds]);
-  const settle = (): Promise<void> => new Promise((r) => setTimeout(r, opts.settleMs ?? 250));
-
-  let paused: string[] = [];
-  try {
-    if (opts.pauseAutomations) paused = await pauseRecipeList(client, journal, recipes);
-    const res = await applyPlan(planned.plan, { client, journal, parallel: opts.parallel, signal: opts.signal, onProgress: opts.onProgress });
-    if (journal.pausedAutomations().some((p) => p.state === 'paused')) await settle();
-    await reactivateRecipes(client, journal);
-    const notRestored = [...planned.plan.notRestored, ...res.refused];
-    const result: RollbackResult = {
-      ...baseResult,
-      dryRun: false,
-      runId: run.id,
-      resumed,
-      notRestored,
-      refused: res.refused.length,
-      foundByLookup: res.foundByLookup,
-      pausedAutomations: paused,
-      requests: client.stats().requests - stats0,
-      durationMs: Date.now() - started,
-    };
-    journal.finish('complete', { counts: result.counts, conflicts: result.conflicts.length, notRestored, refused: result.refused, requests: result.requests });
-    deps.logger?.info({ moduleId: opts.moduleId, snapshot: chosen.id, writes: result.writes.length, conflicts: result.conflicts.length, requests: result.requests }, 'module rolled back');
-    return result;
-  } catch (e) {
-    await reactivateRecipes(client, journal).catch((inner: unknown) => deps.logger?.warn({ err: String(inner) }, 'could not re-activate paused recipes: the next run of this command will'));
-    journal.finish('failed', { error: e instanceof Error ? e.message : String(e) });
-    throw e;
-  }
+  return journaledRun(
+    deps,
+    { previous, settleMs: opts.settleMs, start: { kind: 'rollback', runKey, snapshotId: chosen.id, sourceIds: [opts.moduleId], targetWorkspaceId: ws, options: { force: opts.force === true, pauseAutomations: opts.pauseAutomations === true } } },
+    async ({ journal, run, resumed }) => {
+      // Live objects keep their ids: each one the plan names maps onto itself.
+      journal.sameAll([[opts.moduleId, 'module'], ...planned.liveIds]);
+      const paused = opts.pauseAutomations ? await pauseRecipeList(client, journal, recipes) : [];
+      const res = await applyPlan(planned.plan, { client, journal, parallel: opts.parallel, signal: opts.signal, onProgress: opts.onProgress });
+      const result: RollbackResult = {
+        ...baseResult,
+        dryRun: false,
+        runId: run.id,
+        resumed,
+        notRestored: [...planned.plan.notRestored, ...res.refused],
+        refused: res.refused.length,
+        foundByLookup: res.foundByLookup,
+        pausedAutomations: paused,
+        requests: 0,
+        durationMs: 0,
+      };
+      return result;
+    },
+    (result) => {
+      result.requests = client.stats().requests - stats0;
+      result.durationMs = Date.now() - started;
+      deps.logger?.info({ moduleId: opts.moduleId, snapshot: chosen.id, writes: result.writes.length, conflicts: result.conflicts.length, requests: result.requests }, 'module rolled back');
+      return { counts: result.counts, conflicts: result.conflicts.length, notRestored: result.notRestored, refused: result.refused, requests: result.requests };
+    },
+  );
 }
