@@ -23,14 +23,16 @@ export interface JournaledOptions {
   previous: RestoreRun | null;
   start: NewRun;
   settleMs?: number;
+  /** When the command began and the client's request count then: the result's figures. */
+  since: { at: number; requests: number };
 }
 
 /**
- * Runs `body` inside a journaled run. `body` applies the plan and returns its result; `complete`
- * then (after the recipes are on again) fills in what is measured last and gives the summary kept
- * with the run.
+ * Runs `body` inside a journaled run. `body` applies the plan and returns its result; once the
+ * recipes are on again the result gets its requests and duration, and `complete` gives the summary
+ * kept with the run.
  */
-export async function journaledRun<T>(
+export async function journaledRun<T extends { requests: number; durationMs: number }>(
   deps: { client: ServiceClient; store: Store; logger?: Logger },
   opts: JournaledOptions,
   body: (r: JournaledRun) => Promise<T>,
@@ -46,6 +48,8 @@ export async function journaledRun<T>(
     const result = await body({ journal, run, resumed, settle });
     if (journal.pausedAutomations().some((p) => p.state === 'paused')) await settle();
     await reactivateRecipes(client, journal);
+    result.requests = client.stats().requests - opts.since.requests;
+    result.durationMs = Date.now() - opts.since.at;
     journal.finish('complete', complete(result));
     return result;
   } catch (e) {

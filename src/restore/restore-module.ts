@@ -205,7 +205,7 @@ export async function restoreModule(deps: RestoreDeps, opts: RestoreModuleOption
 
   return journaledRun(
     deps,
-    { previous, settleMs: opts.settleMs, start: { kind: 'module', runKey, snapshotId: snapshot, sourceIds: [opts.moduleId], targetWorkspaceId: target, options: { asCopy: opts.asCopy === true, pauseAutomations: opts.pauseAutomations === true } } },
+    { previous, settleMs: opts.settleMs, since: { at: started, requests: stats0 }, start: { kind: 'module', runKey, snapshotId: snapshot, sourceIds: [opts.moduleId], targetWorkspaceId: target, options: { asCopy: opts.asCopy === true, pauseAutomations: opts.pauseAutomations === true } } },
     async ({ journal, run, resumed, settle }) => {
       const paused = opts.pauseAutomations ? await pauseRecipes(client, journal, target) : [];
       const res = await applyPlan(plan, {
@@ -238,8 +238,6 @@ export async function restoreModule(deps: RestoreDeps, opts: RestoreModuleOption
       return result;
     },
     (result) => {
-      result.requests = client.stats().requests - stats0;
-      result.durationMs = Date.now() - started;
       if (result.refused) deps.logger?.warn({ moduleId: result.moduleId, refused: result.refused }, 'module restored; the service refused some writes');
       deps.logger?.info({ moduleId: result.moduleId, from: opts.moduleId, snapshot, requests: result.requests }, 'module restored');
       return { counts: result.counts, created: result.created, notRestored: result.notRestored, refused: result.refused, requests: result.requests };

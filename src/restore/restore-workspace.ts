@@ -107,7 +107,7 @@ export async function restoreWorkspace(deps: RestoreDeps, opts: RestoreWorkspace
 
   return journaledRun(
     deps,
-    { previous, settleMs: opts.settleMs, start: { kind: 'workspace', runKey, snapshotId: snapshot, sourceIds: [ws.id], targetWorkspaceId: opts.intoWorkspace ?? null, options: { newName: name, pauseAutomations: opts.pauseAutomations === true, userMap: Object.fromEntries(userMap) } } },
+    { previous, settleMs: opts.settleMs, since: { at: started, requests: stats0 }, start: { kind: 'workspace', runKey, snapshotId: snapshot, sourceIds: [ws.id], targetWorkspaceId: opts.intoWorkspace ?? null, options: { newName: name, pauseAutomations: opts.pauseAutomations === true, userMap: Object.fromEntries(userMap) } } },
     async ({ journal, run, resumed, settle }) => {
       const paused = opts.pauseAutomations && opts.intoWorkspace ? await pauseRecipes(client, journal, opts.intoWorkspace) : [];
       const res = await applyPlan(plan, {
@@ -145,8 +145,6 @@ export async function restoreWorkspace(deps: RestoreDeps, opts: RestoreWorkspace
       return result;
     },
     (result) => {
-      result.requests = client.stats().requests - stats0;
-      result.durationMs = Date.now() - started;
       deps.logger?.info({ workspaceId: result.workspaceId, from: ws.id, snapshot, modules: result.modules.length, requests: result.requests }, 'workspace restored');
       return { counts: plan.counts, notRestored: result.notRestored, refused: result.refused, requests: result.requests, workspaceId: result.workspaceId };
     },

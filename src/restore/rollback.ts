@@ -250,7 +250,7 @@ export async function rollback(deps: RestoreDeps, opts: RollbackOptions): Promis
   const previous = latestRun(store.db, runKey);
   return journaledRun(
     deps,
-    { previous, settleMs: opts.settleMs, start: { kind: 'rollback', runKey, snapshotId: chosen.id, sourceIds: [opts.moduleId], targetWorkspaceId: ws, options: { force: opts.force === true, pauseAutomations: opts.pauseAutomations === true } } },
+    { previous, settleMs: opts.settleMs, since: { at: started, requests: stats0 }, start: { kind: 'rollback', runKey, snapshotId: chosen.id, sourceIds: [opts.moduleId], targetWorkspaceId: ws, options: { force: opts.force === true, pauseAutomations: opts.pauseAutomations === true } } },
     async ({ journal, run, resumed }) => {
       // Live objects keep their ids: each one the plan names maps onto itself.
       journal.sameAll([[opts.moduleId, 'module'], ...planned.liveIds]);
@@ -271,8 +271,6 @@ export async function rollback(deps: RestoreDeps, opts: RollbackOptions): Promis
       return result;
     },
     (result) => {
-      result.requests = client.stats().requests - stats0;
-      result.durationMs = Date.now() - started;
       deps.logger?.info({ moduleId: opts.moduleId, snapshot: chosen.id, writes: result.writes.length, conflicts: result.conflicts.length, requests: result.requests }, 'module rolled back');
       return { counts: result.counts, conflicts: result.conflicts.length, notRestored: result.notRestored, refused: result.refused, requests: result.requests };
     },
