@@ -8,8 +8,6 @@ import { createLogger } from '../config/logger.js';
 import { openStore } from '../store/index.js';
 import { runPass } from '../sync/pass.js';
 import { createReadStream, rmSync } from 'node:fs';
-import { createS3Store } from '../offsite/object-store.js';
-import { pushCopy } from '../offsite/offsite.js';
 import { deleteWorkspace } from './changes.js';
 import { naiveCrawl } from './naive-crawl.js';
 import { restoreModule } from '../restore/restore-module.js';
@@ -90,6 +88,9 @@ if (input.restore) {
   out = { modules: res.modules.length, counts: res.counts, notRestored: res.notRestored.length, refused: res.refused, planReads: reads, planWrites: dry.plan!.writesAtMost, restoreRequests: client.stats().requests - r1, restoreWallMs: Math.round(performance.now() - t0) };
   store.close();
 } else if (input.offsite) {
+  // loaded here only: the measured sync passes must not carry the S3 SDK in their RSS
+  const { createS3Store } = await import('../offsite/object-store.js');
+  const { pushCopy } = await import('../offsite/offsite.js');
   const store = openStore(input.db, { readonly: true });
   const objects = createS3Store({ bucket: input.offsite.bucket, prefix: 'bench/', endpoint: input.offsite.endpoint, region: 'us-east-1', forcePathStyle: true });
   const t0 = performance.now();

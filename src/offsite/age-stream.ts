@@ -5,10 +5,13 @@
 import { createHash, type Hash } from 'node:crypto';
 import { Readable, Transform } from 'node:stream';
 import type { ReadableStream as WebReadable } from 'node:stream/web';
-import * as age from 'age-encryption';
 import { WbsyncError } from '../domain/errors.js';
 
+/** Loaded on first use, like the S3 SDK: no other command pays for it. */
+const loadAge = (): Promise<typeof import('age-encryption')> => import('age-encryption');
+
 export async function encryptStream(plain: Readable, recipients: readonly string[]): Promise<Readable> {
+  const age = await loadAge();
   const e = new age.Encrypter();
   for (const r of recipients) e.addRecipient(r);
   const out = await e.encrypt(Readable.toWeb(plain) as unknown as ReadableStream<Uint8Array>);
@@ -23,6 +26,7 @@ export function parseIdentities(text: string, file: string): string[] {
 }
 
 export async function decryptStream(cipher: Readable, identities: readonly string[]): Promise<Readable> {
+  const age = await loadAge();
   const d = new age.Decrypter();
   for (const i of identities) d.addIdentity(i);
   try {
@@ -37,9 +41,15 @@ export async function decryptStream(cipher: Readable, identities: readonly strin
 export class Digest extends Transform {
   private readonly hash: Hash = createHash('sha256');
   bytes = 0;
+  /** `onBytes` sees the running count (a 'data' listener would set the stream flowing before its
+   * consumer is attached, and the consumer would miss what went by). */
+  constructor(private readonly onBytes?: (bytes: number) => void) {
+    super();
+  }
   override _transform(chunk: Buffer, _enc: BufferEncoding, done: (e?: Error | null, data?: Buffer) => void): void {
     this.hash.update(chunk);
     this.bytes += chunk.length;
+    this.onBytes?.(this.bytes);
     done(null, chunk);
   }
   private done: string | null = null;

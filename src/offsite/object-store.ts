@@ -4,8 +4,7 @@
 // shared files, instance roles) — never from wbsync's configuration or flags.
 
 import { Readable } from 'node:stream';
-import { DeleteObjectCommand, GetObjectCommand, ListObjectsV2Command, S3Client } from '@aws-sdk/client-s3';
-import { Upload } from '@aws-sdk/lib-storage';
+import type { S3Client } from '@aws-sdk/client-s3';
 import type { Config } from '../config/schema.js';
 import { WbsyncError } from '../domain/errors.js';
 
@@ -41,17 +40,29 @@ function storageError(what: string, where: string, e: unknown): WbsyncError {
   });
 }
 
+/** The SDK, loaded on first use: every other command (and every sync pass) starts without it. */
+async function loadSdk(): Promise<{ s3: typeof import('@aws-sdk/client-s3'); storage: typeof import('@aws-sdk/lib-storage') }> {
+  const [s3, storage] = await Promise.all([import('@aws-sdk/client-s3'), import('@aws-sdk/lib-storage')]);
+  return { s3, storage };
+}
+
 export function createS3Store(s: S3Settings): ObjectStore {
   // wbsync runs on Node 20 with the SDK version its lockfile pins; the SDK's notice about its own
   // future releases (they will want Node 22) is not something a user of this release can act on
   process.env.AWS_SDK_JS_NODE_VERSION_SUPPORT_WARNING_DISABLED ??= 'true';
-  const client = new S3Client({
-    region: s.region,
-    ...(s.endpoint ? { endpoint: s.endpoint } : {}),
-    forcePathStyle: s.forcePathStyle,
-    requestChecksumCalculation: 'WHEN_REQUIRED',
-    responseChecksumValidation: 'WHEN_REQUIRED',
-  });
+  let opened: Promise<{ client: S3Client; sdk: Awaited<ReturnType<typeof loadSdk>> }> | null = null;
+  let made: S3Client | null = null;
+  const open = (): Promise<{ client: S3Client; sdk: Awaited<ReturnType<typeof loadSdk>> }> =>
+    (opened ??= loadSdk().then((sdk) => {
+      made = new sdk.s3.S3Client({
+        region: s.region,
+        ...(s.endpoint ? { endpoint: s.endpoint } : {}),
+        forcePathStyle: s.forcePathStyle,
+        requestChecksumCalculation: 'WHEN_REQUIRED',
+        responseChecksumValidation: 'WHEN_REQUIRED',
+      });
+      return { client: made, sdk };
+    }));
   const where = `s3://${s.bucket}/${s.prefix}`;
   const guard = async <T>(what: string, run: () => Promise<T>): Promise<T> => {
     try {
@@ -64,20 +75,23 @@ export function createS3Store(s: S3Settings): ObjectStore {
     where,
     put: (key, body, contentType) =>
       guard(`upload of ${key}`, async () => {
-        await new Upload({ client, params: { Bucket: s.bucket, Key: key, Body: body, ContentType: contentType }, partSize: 8 * 1024 * 1024, queueSize: 2 }).done();
+        const { client, sdk } = await open();
+        await new sdk.storage.Upload({ client, params: { Bucket: s.bucket, Key: key, Body: body, ContentType: contentType }, partSize: 8 * 1024 * 1024, queueSize: 2 }).done();
       }),
     get: (key) =>
       guard(`download of ${key}`, async () => {
-        const res = await client.send(new GetObjectCommand({ Bucket: s.bucket, Key: key }));
+        const { client, sdk } = await open();
+        const res = await client.send(new sdk.s3.GetObjectCommand({ Bucket: s.bucket, Key: key }));
         if (!res.Body) throw new Error('empty body');
         return res.Body as Readable;
       }),
     list: (prefix) =>
       guard(`listing of ${prefix}`, async () => {
+        const { client, sdk } = await open();
         const keys: string[] = [];
         let token: string | undefined;
         do {
-          const res = await client.send(new ListObjectsV2Command({ Bucket: s.bucket, Prefix: prefix, ContinuationToken: token }));
+          const res = await client.send(new sdk.s3.ListObjectsV2Command({ Bucket: s.bucket, Prefix: prefix, ContinuationToken: token }));
           for (const o of res.Contents ?? []) if (o.Key) keys.push(o.Key);
           token = res.IsTruncated ? res.NextContinuationToken : undefined;
         } while (token);
@@ -85,9 +99,10 @@ export function createS3Store(s: S3Settings): ObjectStore {
       }),
     delete: (key) =>
       guard(`delete of ${key}`, async () => {
-        await client.send(new DeleteObjectCommand({ Bucket: s.bucket, Key: key }));
+        const { client, sdk } = await open();
+        await client.send(new sdk.s3.DeleteObjectCommand({ Bucket: s.bucket, Key: key }));
       }),
-    close: () => client.destroy(),
+    close: () => made?.destroy(),
   };
 }
 

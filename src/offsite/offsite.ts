@@ -70,8 +70,7 @@ export async function pushCopy(store: Store, objects: ObjectStore, settings: { p
     const plainBytes = fs.statSync(file).size;
     const base = `${settings.prefix}copies/${String(latest).padStart(8, '0')}-${stamp(info.finishedAt ?? info.startedAt)}-${randomBytes(3).toString('hex')}`;
     const object = `${base}.wbsync.db.age`;
-    const digest = new Digest();
-    if (onBytes) digest.on('data', () => onBytes(digest.bytes, plainBytes));
+    const digest = new Digest(onBytes && ((n) => onBytes(n, plainBytes)));
     const cipher = await encryptStream(fs.createReadStream(file), settings.recipients);
     await objects.put(object, cipher.pipe(digest), 'application/octet-stream');
     const manifest: Manifest = {
@@ -122,9 +121,8 @@ export async function fetchCopy(objects: ObjectStore, prefix: string, opts: { sn
   const m = pick(await listCopies(objects, prefix), opts.snapshot, objects.where);
   const tmp = `${target}.part-${randomBytes(4).toString('hex')}`;
   try {
-    const digest = new Digest();
     const onBytes = opts.onBytes;
-    if (onBytes) digest.on('data', () => onBytes(digest.bytes, m.bytes));
+    const digest = new Digest(onBytes && ((n) => onBytes(n, m.bytes)));
     const body = (await objects.get(m.object)).pipe(digest);
     const plain = await decryptStream(body, opts.identities);
     await pipeline(plain, fs.createWriteStream(tmp, { mode: 0o600, flags: 'wx' }));

@@ -1,14 +1,17 @@
 // `wbsync prune`: forget the snapshots a retention policy does not keep, without changing what any
-// kept snapshot shows. Versions are intervals [valid_from, valid_to) of snapshot ids; forgetting
-// snapshots merges them: a version no surviving snapshot sees is deleted, and every other version's
-// bounds move to the next surviving snapshot at or after them (the same surviving snapshots see
-// it, so every kept state is unchanged, row for row).
+// kept snapshot shows. Versions are intervals [valid_from, valid_to) of snapshot ids: a version is
+// in snapshot S when valid_from <= S < valid_to. Forgetting snapshots merges intervals: a version
+// no surviving snapshot sees is deleted; every other one keeps its bounds, which now simply span
+// the forgotten points — the same surviving snapshots see it, so every kept state is unchanged,
+// row for row, without rewriting a single kept row (rewriting them all measured 45 s for 1,000
+// snapshots on the large seed). A forgotten snapshot's row stays, hidden, as the anchor those
+// bounds name.
 //
-// Crash safety: the snapshots to forget are written down first (snapshot_forgets; listings hide
-// them from then on), then each table is rewritten in short transactions of whole entities (all the
-// versions of a key at once, so no two versions ever overlap, even half-way), then the snapshot
-// rows go. A prune killed anywhere leaves a database `verify` accepts; the next prune finishes the
-// job. Short transactions let a running daemon's writes through between them.
+// Crash safety: the snapshots to forget are written down first (snapshot_forgets; listings, diffs
+// and restores ignore them from then on), then each table's invisible versions are deleted in short
+// transactions (deleting a version nobody sees can never make two overlap), then the decision is
+// marked finished. A prune killed anywhere leaves a database `verify` accepts; the next one
+// finishes the job. Short transactions let a running daemon's writes through between them.
 
 import type Database from 'better-sqlite3';
 import { WbsyncError } from '../domain/errors.js';
@@ -63,9 +66,8 @@ export function versionTables(db: Database.Database): { table: string; key: stri
 /** Decides what goes. Pure reads. */
 function decide(db: Database.Database, opts: PruneOptions): { forget: ForgetItem[]; keep: PruneResult['keep']; protected: Protection[]; pending: number[] } {
   checkPolicy(opts.policy);
-  const pending = db.prepare('SELECT snapshot_id FROM snapshot_forgets ORDER BY snapshot_id').pluck().all() as number[];
-  const pendingSet = new Set(pending);
-  const all = (db.prepare('SELECT id, kind, status, started_at FROM snapshot_runs ORDER BY id').all() as { id: number; kind: string; status: string; started_at: string }[]).filter((s) => !pendingSet.has(s.id));
+  const pending = db.prepare('SELECT snapshot_id FROM snapshot_forgets WHERE finished_at IS NULL ORDER BY snapshot_id').pluck().all() as number[];
+  const all = db.prepare('SELECT id, kind, status, started_at FROM snapshot_runs WHERE id NOT IN (SELECT snapshot_id FROM snapshot_forgets) ORDER BY id').all() as { id: number; kind: string; status: string; started_at: string }[];
   const complete = all.filter((s) => s.status === 'complete');
   const latest = complete.at(-1)?.id ?? null;
   if (latest === null) return { forget: [], keep: [], protected: [], pending };
@@ -118,28 +120,16 @@ const INVISIBLE = `NOT EXISTS (SELECT 1 FROM temp.prune_keep k WHERE k.id >= v.v
 const TOUCHED = `(v.valid_from IN (SELECT snapshot_id FROM snapshot_forgets) OR v.valid_to IN (SELECT snapshot_id FROM snapshot_forgets))`;
 const NEXT = (col: string): string => `(SELECT min(k.id) FROM temp.prune_keep k WHERE k.id >= ${col})`;
 
-/** Rewrites one table's history for the forgotten snapshots, a chunk of whole entities at a time. */
-function mergeTable(db: Database.Database, table: string, key: string[], chunk: number, activityBefore: string | null): number {
-  const keyList = key.join(', ');
-  const tuple = `(${keyList})`;
-  // the entities holding a version that names a forgotten snapshot: one scan, into a numbered list
-  db.exec('DROP TABLE IF EXISTS temp.prune_keys');
-  db.exec(`CREATE TEMP TABLE prune_keys AS SELECT DISTINCT ${keyList} FROM ${table} v WHERE ${TOUCHED} ORDER BY ${keyList}`);
-  const last = (db.prepare('SELECT max(rowid) FROM temp.prune_keys').pluck().get() as number | null) ?? 0;
-  const inChunk = `${tuple} IN (SELECT ${keyList} FROM temp.prune_keys WHERE rowid BETWEEN ? AND ?)`;
-  const del = db.prepare(`DELETE FROM ${table} AS v WHERE ${inChunk} AND ${TOUCHED} AND ${INVISIBLE}`);
-  const moveFrom = db.prepare(`UPDATE ${table} AS v SET valid_from = ${NEXT('v.valid_from')} WHERE ${inChunk} AND v.valid_from IN (SELECT snapshot_id FROM snapshot_forgets)`);
-  const moveTo = db.prepare(`UPDATE ${table} AS v SET valid_to = ${NEXT('v.valid_to')} WHERE ${inChunk} AND v.valid_to IN (SELECT snapshot_id FROM snapshot_forgets)`);
+/** Deletes one table's versions no surviving snapshot sees, in short transactions by vid range. */
+function deleteInvisible(db: Database.Database, table: string, chunk: number, activityBefore: string | null): number {
+  const bounds = db.prepare(`SELECT min(vid) AS lo, max(vid) AS hi FROM ${table}`).get() as { lo: number | null; hi: number | null };
+  const del = db.prepare(`DELETE FROM ${table} AS v WHERE vid BETWEEN ? AND ? AND ${TOUCHED} AND ${INVISIBLE}`);
   let removed = 0;
-  for (let lo = 1; lo <= last; lo += chunk) {
-    const hi = lo + chunk - 1;
-    db.transaction(() => {
-      removed += del.run(lo, hi).changes;
-      moveFrom.run(lo, hi);
-      moveTo.run(lo, hi);
-    }).immediate();
+  if (bounds.lo !== null && bounds.hi !== null) {
+    for (let lo = bounds.lo; lo <= bounds.hi; lo += chunk) {
+      removed += db.transaction(() => del.run(lo, lo + chunk - 1).changes).immediate();
+    }
   }
-  db.exec('DROP TABLE IF EXISTS temp.prune_keys');
   if (activityBefore !== null && table === 'activity_versions') {
     removed += db.prepare('DELETE FROM activity_versions WHERE created_at < ?').run(activityBefore).changes;
   }
@@ -157,11 +147,11 @@ export function prune(db: Database.Database, opts: PruneOptions): PruneResult {
     db.exec('CREATE TEMP TABLE IF NOT EXISTS prune_keep (id INTEGER PRIMARY KEY)');
     db.transaction(() => {
       db.exec('DELETE FROM temp.prune_keep');
-      const gone = new Set([...decided.pending, ...decided.forget.map((f) => f.id)]);
+      const gone = new Set(decided.forget.map((f) => f.id));
       const ins = db.prepare('INSERT INTO temp.prune_keep (id) VALUES (?)');
-      for (const id of db.prepare('SELECT id FROM snapshot_runs').pluck().all() as number[]) if (!gone.has(id)) ins.run(id);
+      for (const id of db.prepare('SELECT id FROM snapshot_runs WHERE id NOT IN (SELECT snapshot_id FROM snapshot_forgets)').pluck().all() as number[]) if (!gone.has(id)) ins.run(id);
     })();
-    const goneList = JSON.stringify([...decided.pending, ...decided.forget.map((f) => f.id)]);
+    const goneList = JSON.stringify([...(db.prepare('SELECT snapshot_id FROM snapshot_forgets').pluck().all() as number[]), ...decided.forget.map((f) => f.id)]);
     let bytes = 0;
     for (const { table } of tables) {
       let n = db.prepare(`SELECT count(*) FROM ${table} v WHERE (v.valid_from IN (SELECT value FROM json_each(?)) OR v.valid_to IN (SELECT value FROM json_each(?))) AND ${INVISIBLE}`).pluck().get(goneList, goneList) as number;
@@ -180,44 +170,24 @@ export function prune(db: Database.Database, opts: PruneOptions): PruneResult {
     for (const f of decided.forget) ins.run(f.id, decidedAt);
   }).immediate();
   loadSurvivors(db);
-  // 2. merge each table's intervals, whole entities per transaction
-  for (const { table, key } of tables) {
-    const n = mergeTable(db, table, key, opts.chunk ?? 2000, activityBefore);
+  // 2. each table's versions that only forgotten snapshots saw
+  for (const { table } of tables) {
+    const n = deleteInvisible(db, table, opts.chunk ?? 20_000, activityBefore);
     if (n) rows[table] = n;
   }
-  // 3. what else names a forgotten snapshot moves to the next survivor; then the snapshots go.
-  // Without foreign-key checks: each deleted snapshot row would scan every version table (valid_from
-  // has no index of its own) — 1,000 snapshots took seconds. Nothing names them any more: step 2
-  // moved every version that did, and a pass running meanwhile only writes ids after the latest.
-  db.pragma('foreign_keys = OFF');
-  try {
-    finishForget(db, tables);
-  } finally {
-    db.pragma('foreign_keys = ON');
-  }
+  // 3. what names a forgotten snapshot besides versions moves to the next survivor; done
+  db.transaction(() => {
+    for (const t of ['cursors', 'verified_parts']) {
+      db.prepare(`UPDATE ${t} AS v SET snapshot_id = ${NEXT('v.snapshot_id')} WHERE snapshot_id IN (SELECT snapshot_id FROM snapshot_forgets)`).run();
+    }
+    db.prepare('DELETE FROM snapshot_holds WHERE snapshot_id IN (SELECT snapshot_id FROM snapshot_forgets)').run();
+    db.prepare('UPDATE snapshot_forgets SET finished_at = ? WHERE finished_at IS NULL').run(opts.now.toISOString());
+  }).immediate();
   db.exec('DROP TABLE IF EXISTS temp.prune_keep');
   const compactNote = compact(db);
   return { dryRun: false, forget: decided.forget, keep: decided.keep, protected: decided.protected, rows, bytesFreed: Math.max(0, before - fileBytes(db)), resumed: decided.pending, ...(compactNote ? { compactNote } : {}) };
 }
 
-
-/** Step 3 of a prune, one transaction: the last references move, the forgotten snapshots go. */
-function finishForget(db: Database.Database, tables: { table: string }[]): void {
-  db.transaction(() => {
-    for (const { table } of tables) {
-      // the cheap half of a foreign-key check (valid_to is indexed): a bug here must not pass silently
-      const left = db.prepare(`SELECT vid FROM ${table} WHERE valid_to IN (SELECT snapshot_id FROM snapshot_forgets) LIMIT 1`).get();
-      if (left) throw new WbsyncError('internal', `prune: ${table} still names a forgotten snapshot; nothing was deleted — run prune again`);
-    }
-    for (const t of ['cursors', 'verified_parts']) {
-      db.prepare(`UPDATE ${t} AS v SET snapshot_id = ${NEXT('v.snapshot_id')} WHERE snapshot_id IN (SELECT snapshot_id FROM snapshot_forgets)`).run();
-    }
-    db.prepare('DELETE FROM snapshot_holds WHERE snapshot_id IN (SELECT snapshot_id FROM snapshot_forgets)').run();
-    const ids = JSON.stringify(db.prepare('SELECT snapshot_id FROM snapshot_forgets').pluck().all());
-    db.prepare('DELETE FROM snapshot_forgets').run();
-    db.prepare('DELETE FROM snapshot_runs WHERE id IN (SELECT value FROM json_each(?))').run(ids);
-  }).immediate();
-}
 
 /**
  * Gives the freed pages back to the file system. A database in incremental auto-vacuum mode (every

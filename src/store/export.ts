@@ -27,6 +27,9 @@ export function cutBackTo(copy: Database.Database, n: number): void {
       copy.prepare(`DELETE FROM ${spec.table} WHERE valid_from > ?`).run(n);
       copy.prepare(`UPDATE ${spec.table} SET valid_to = NULL WHERE valid_to > ?`).run(n);
     }
+    // forgotten snapshots after N go with the rest; those before N stay forgotten (their rows are
+    // anchors the kept versions' intervals name)
+    copy.prepare('DELETE FROM snapshot_forgets WHERE snapshot_id > ?').run(n);
     copy.prepare('DELETE FROM snapshot_runs WHERE id > ?').run(n);
     // nothing runs in a copy: a pass left running before N is, there, an interrupted one
     copy.prepare(`UPDATE snapshot_runs SET status = 'failed', owner_pid = NULL, owner_host = NULL WHERE status = 'running'`).run();

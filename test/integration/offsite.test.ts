@@ -135,10 +135,14 @@ describe('offsite copies (s3rver, age)', () => {
   });
 
   it('keeps remote copies by the retention policy, never the newest', async () => {
+    // (with a progress callback, as the CLI on a terminal: the copy must still be whole)
+    const seen: number[] = [];
     for (let i = 0; i < 2; i++) {
       await h.sync({ full: true });
-      await pushCopy(h.store, objects, { prefix: PREFIX, recipients: [recipient] }, new Date());
+      await pushCopy(h.store, objects, { prefix: PREFIX, recipients: [recipient] }, new Date(), (n) => seen.push(n));
     }
+    expect(seen.length).toBeGreaterThan(1);
+    expect((await verifyCopies(objects, PREFIX, [identity])).slice(-2).every((c) => c.ok)).toBe(true);
     const before = await listCopies(objects, PREFIX);
     expect(before.length).toBe(4);
     const gone = await pruneCopies(objects, PREFIX, { keepLast: 2 }, new Date());

@@ -1,7 +1,8 @@
 // Retention bookkeeping (owned by src/retention/ and src/alerts/): snapshots held from pruning (a
-// tripwire holds the last snapshot before mass changes), snapshots being forgotten (written first,
-// so a prune killed half-way is finished by the next one and never shown meanwhile), and the alert
-// episodes already announced (an event fires once, not once per pass, across restarts too).
+// tripwire holds the last snapshot before mass changes), snapshots forgotten (written first, so a
+// prune killed half-way is finished by the next one; never shown again; their rows stay as the
+// anchors the surviving versions' intervals name), and the alert episodes already announced (an
+// event fires once, not once per pass, across restarts too).
 import type { Migration } from './types.js';
 
 export const migration011: Migration = {
@@ -27,6 +28,7 @@ CREATE TABLE alert_state (
   updated_at TEXT NOT NULL
 );
 `,
-  // (verified_parts too: a copy cut back to N must not name later snapshots, and its next sync is full)
-  exportCleanup: 'DELETE FROM snapshot_holds; DELETE FROM snapshot_forgets; DELETE FROM alert_state; DELETE FROM verified_parts;',
+  // (verified_parts too: a copy cut back to N must not name later snapshots, and its next sync is
+  // full; forgotten snapshots stay forgotten in a copy)
+  exportCleanup: 'DELETE FROM snapshot_holds; DELETE FROM alert_state; DELETE FROM verified_parts;',
 };
