@@ -3,6 +3,7 @@
 import { createHttpClient } from '../api/http-client.js';
 import type { ServiceClient } from '../api/port.js';
 import { requireService } from '../config/load.js';
+import { EXIT_CODES } from '../domain/errors.js';
 import { openStore } from '../store/index.js';
 import type { Store } from '../store/port.js';
 import type { CommandContext } from './command.js';
@@ -53,3 +54,27 @@ export function openForRun(ctx: CommandContext, target?: TargetService): { clien
     },
   };
 }
+
+/**
+ * A command that writes through the restore journal, end to end: open, `go`, end the progress line,
+ * print (the one JSON document, or `lines`), and the exit code (5 when the service refused writes,
+ * unless `exitOf` says more); the client and store are closed whatever happens.
+ */
+export async function runJournaledCommand<R extends { refused: number }>(
+  ctx: CommandContext,
+  go: (run: ReturnType<typeof openForRun>) => Promise<R>,
+  lines: (r: R) => string[],
+  opts: { target?: TargetService; exitOf?: (r: R) => number } = {},
+): Promise<number> {
+  const run = openForRun(ctx, opts.target);
+  try {
+    const r = await go(run);
+    run.endProgress();
+    if (ctx.json) ctx.emit(r);
+    else ctx.say(lines(r).join('\n'));
+    return opts.exitOf ? opts.exitOf(r) : r.refused ? EXIT_CODES.partial : EXIT_CODES.ok;
+  } finally {
+    await run.close();
+  }
+}
+

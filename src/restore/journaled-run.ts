@@ -9,6 +9,25 @@ import type { Logger } from '../config/logger.js';
 import type { Store } from '../store/port.js';
 import { RunJournal, startRun, type NewRun, type RestoreRun } from './journal.js';
 import { reactivateRecipes } from './pause.js';
+import type { NotRestored } from './plan-steps.js';
+import type { PlanSummary } from './restore-module.js';
+
+/** What every journaled command reports about its run, whatever it restored. */
+export interface RunOutcome {
+  dryRun: boolean;
+  runId: number | null;
+  /** An unfinished earlier run of the same command was continued. */
+  resumed: boolean;
+  /** What the plan could not restore, then the writes the service refused (those carry `status`
+   * or say which refused object they needed). */
+  notRestored: NotRestored[];
+  /** Writes the service refused in this run (the CLI exits 5 when there are any). */
+  refused: number;
+  pausedAutomations: string[];
+  plan?: PlanSummary;
+  requests: number;
+  durationMs: number;
+}
 
 export interface JournaledRun {
   journal: RunJournal;

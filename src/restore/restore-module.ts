@@ -12,7 +12,7 @@ import type { Member } from '../domain/entities.js';
 import { WbsyncError, isWbsyncError } from '../domain/errors.js';
 import type { Store } from '../store/port.js';
 import { applyPlan } from './apply.js';
-import { journaledRun } from './journaled-run.js';
+import { journaledRun, type RunOutcome } from './journaled-run.js';
 import { latestRun, restoredIdMap } from './journal.js';
 import { planRestore } from './plan.js';
 import { stepWrites, type NotRestored, type RestorePlan } from './plan-steps.js';
@@ -53,16 +53,13 @@ export interface PlanSummary {
   writesAtMost: number;
 }
 
-export interface RestoreModuleResult {
+export interface RestoreModuleResult extends RunOutcome {
   /** The new module's id (null on a dry run). */
   moduleId: string | null;
   sourceModuleId: string;
   moduleName: string;
   snapshot: number;
   targetWorkspaceId: string;
-  dryRun: boolean;
-  runId: number | null;
-  resumed: boolean;
   /** A complete earlier run of the same command: nothing was done again. */
   alreadyRestored: boolean;
   /** Objects in the restored module, per entity. */
@@ -70,15 +67,6 @@ export interface RestoreModuleResult {
   /** Objects this invocation created (less than counts when resuming). */
   created: Record<string, number>;
   foundByLookup: number;
-  /** What the plan could not restore, then the writes the service refused (those carry `status`
-   * or say which refused object they needed). */
-  notRestored: NotRestored[];
-  /** Writes the service refused in this run (the CLI exits 5 when there are any). */
-  refused: number;
-  pausedAutomations: string[];
-  plan?: PlanSummary;
-  requests: number;
-  durationMs: number;
 }
 
 export function refuse(message: string, hint?: string, details?: Record<string, unknown>): WbsyncError {

@@ -5,12 +5,12 @@
 import type { ServiceClient } from '../api/port.js';
 import { WbsyncError, isWbsyncError } from '../domain/errors.js';
 import { applyPlan } from './apply.js';
-import { journaledRun } from './journaled-run.js';
+import { journaledRun, type RunOutcome } from './journaled-run.js';
 import { RunJournal, latestRun } from './journal.js';
 import type { NotRestored } from './plan-steps.js';
 import { planWorkspace } from './plan-workspace.js';
 import { pauseRecipes } from './pause.js';
-import { chooseSnapshot, refuse, requireWritable, summarisePlan, type PlanSummary, type RestoreDeps, type RunControls } from './restore-module.js';
+import { chooseSnapshot, refuse, requireWritable, summarisePlan, type RestoreDeps, type RunControls } from './restore-module.js';
 import { treeFromState, type ModuleTree } from './tree.js';
 
 export interface RestoreWorkspaceOptions extends RunControls {
@@ -26,26 +26,17 @@ export interface RestoreWorkspaceOptions extends RunControls {
   dryRun?: boolean;
 }
 
-export interface RestoreWorkspaceResult {
+export interface RestoreWorkspaceResult extends RunOutcome {
   /** The restored workspace's id (null on a dry run that would create one). */
   workspaceId: string | null;
   sourceWorkspaceId: string;
   name: string;
   snapshot: number;
-  dryRun: boolean;
-  runId: number | null;
-  resumed: boolean;
   alreadyRestored: boolean;
   modules: { sourceModuleId: string; moduleId: string | null; name: string; counts: Record<string, number> }[];
   members: { toAdd: number; present: number; refused: number };
   automations: { workspace: number; module: number };
   counts: Record<string, number>;
-  notRestored: NotRestored[];
-  refused: number;
-  pausedAutomations: string[];
-  plan?: PlanSummary;
-  requests: number;
-  durationMs: number;
 }
 
 /** Refuses (exit 6) when the name is taken on the target by a workspace this run did not make. */

@@ -7,11 +7,11 @@ import type { Automation, Cell } from '../domain/entities.js';
 import { WbsyncError, isWbsyncError } from '../domain/errors.js';
 import type { StateReader } from '../store/port.js';
 import { applyPlan } from './apply.js';
-import { journaledRun } from './journaled-run.js';
+import { journaledRun, type RunOutcome } from './journaled-run.js';
 import { latestRun } from './journal.js';
 import { pauseRecipeList } from './pause.js';
-import type { NotRestored, Step } from './plan-steps.js';
-import { refuse, requireWritable, summarisePlan, type PlanSummary, type RestoreDeps, type RunControls } from './restore-module.js';
+import type { Step } from './plan-steps.js';
+import { refuse, requireWritable, summarisePlan, type RestoreDeps, type RunControls } from './restore-module.js';
 import { planRollback } from './rollback-plan.js';
 import { ROLLBACK_KINDS, checkKinds, columnIdsOf, type FieldChange, type RollbackKind, type RollbackSelection, type Touched } from './rollback-selection.js';
 import { treeFromLive, treeFromState, type ModuleTree } from './tree.js';
@@ -35,7 +35,7 @@ export interface RollbackOptions extends RunControls {
   dryRun?: boolean;
 }
 
-export interface RollbackResult {
+export interface RollbackResult extends RunOutcome {
   moduleId: string;
   moduleName: string;
   /** The snapshot the module goes back to, and how it was picked. */
@@ -44,27 +44,18 @@ export interface RollbackResult {
   chosenBy: 'to-snapshot' | 'to';
   /** The snapshot read as "what the damage left". */
   afterSnapshot: number;
-  dryRun: boolean;
-  runId: number | null;
-  resumed: boolean;
   counts: Record<string, number>;
   /** Fields put back (dry run: would be), live → snapshot value. */
   writes: FieldChange[];
   /** Fields edited after the damage: kept unless --force (then written too). */
   conflicts: FieldChange[];
   newRecords: { id: string; name: string; archived: boolean }[];
-  notRestored: NotRestored[];
-  refused: number;
   /** Objects found by a lookup after an unknown outcome (a resumed run) instead of made again. */
   foundByLookup: number;
   /** Active recipes the planned writes could set off (when not paused). */
   wouldTrigger: { id: string; name: string; scope: string; trigger: string }[];
-  pausedAutomations: string[];
   /** Things to know before trusting the result (e.g. the database has not seen the latest changes). */
   warnings: string[];
-  plan?: PlanSummary;
-  requests: number;
-  durationMs: number;
 }
 
 function pickSnapshot(deps: RestoreDeps, opts: RollbackOptions): { id: number; chosenBy: 'to-snapshot' | 'to' } {

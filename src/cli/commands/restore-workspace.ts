@@ -3,11 +3,11 @@
 
 import { readFileSync } from 'node:fs';
 import { z } from 'zod';
-import { EXIT_CODES, WbsyncError } from '../../domain/errors.js';
+import { WbsyncError } from '../../domain/errors.js';
 import { restoreWorkspace } from '../../restore/restore-workspace.js';
 import type { Command, CommandContext, FlagValues } from '../command.js';
 import { intFlag, stringFlag } from '../flag-values.js';
-import { openForRun, type TargetService } from '../open.js';
+import { runJournaledCommand, type TargetService } from '../open.js';
 import { countsLine, notRestoredLines, planLines } from './restore-output.js';
 
 const UserMapSchema = z.record(z.string().min(1), z.string().min(1));
@@ -53,26 +53,25 @@ async function runRestoreWorkspace(ctx: CommandContext, id: string, flags: FlagV
   const userMap = mapFile ? readUserMap(mapFile) : undefined;
   const target = targetOf(flags);
   const { config } = ctx.config();
-  const run = openForRun(ctx, target);
-  try {
-    const r = await restoreWorkspace(
-      { client: run.client, store: run.store, logger: ctx.logger() },
-      {
-        workspaceId: id,
-        snapshotId: intFlag(flags, 'snapshot', 'restore workspace'),
-        ...(into ? { intoWorkspace: into } : {}),
-        ...(newName ? { newName } : {}),
-        ...(userMap ? { userMap } : {}),
-        pauseAutomations: flags['pause-automations'] === true,
-        dryRun: flags['dry-run'] === true,
-        attribution: config.restore.attribution,
-        signal: ctx.signal,
-        onProgress: run.onProgress,
-      },
-    );
-    run.endProgress();
-    if (ctx.json) ctx.emit(r);
-    else {
+  return runJournaledCommand(
+    ctx,
+    ({ client, store, onProgress }) =>
+      restoreWorkspace(
+        { client, store, logger: ctx.logger() },
+        {
+          workspaceId: id,
+          snapshotId: intFlag(flags, 'snapshot', 'restore workspace'),
+          ...(into ? { intoWorkspace: into } : {}),
+          ...(newName ? { newName } : {}),
+          ...(userMap ? { userMap } : {}),
+          pauseAutomations: flags['pause-automations'] === true,
+          dryRun: flags['dry-run'] === true,
+          attribution: config.restore.attribution,
+          signal: ctx.signal,
+          onProgress,
+        },
+      ),
+    (r) => {
       const lines: string[] = [];
       const where = into ? `into workspace ${into}` : `as a new workspace '${r.name}'${target ? ` on ${target.baseUrl}` : ''}`;
       if (r.plan) lines.push(`workspace ${r.sourceWorkspaceId} from snapshot ${r.snapshot} ${where}`, ...planLines(r.plan));
@@ -82,13 +81,10 @@ async function runRestoreWorkspace(ctx: CommandContext, id: string, flags: FlagV
       for (const m of r.modules) lines.push(`  module ${m.name} (${m.sourceModuleId})${m.moduleId ? ` → ${m.moduleId}` : ''}: ${countsLine(m.counts)}`);
       lines.push(`  automations: ${r.automations.module} of modules, ${r.automations.workspace} of the workspace`);
       if (!r.plan) lines.push(`  ${r.requests} requests in ${(r.durationMs / 1000).toFixed(1)} s`);
-      lines.push(...notRestoredLines(r.notRestored));
-      ctx.say(lines.join('\n'));
-    }
-    return r.refused ? EXIT_CODES.partial : EXIT_CODES.ok;
-  } finally {
-    await run.close();
-  }
+      return [...lines, ...notRestoredLines(r.notRestored)];
+    },
+    target ? { target } : {},
+  );
 }
 
 export const restoreWorkspaceCommand: Command = {

@@ -6,7 +6,7 @@ import { restoreModule } from '../../restore/restore-module.js';
 import { restoreRecords } from '../../restore/restore-records.js';
 import { intFlag, stringFlag } from '../flag-values.js';
 import type { Command } from '../command.js';
-import { openForRun } from '../open.js';
+import { openForRun, runJournaledCommand } from '../open.js';
 import { countsLine, notRestoredLines, planLines } from './restore-output.js';
 import { restoreWorkspaceCommand } from './restore-workspace.js';
 
@@ -50,26 +50,24 @@ const restoreModuleCommand: Command = {
     const snapshotId = intFlag(flags, 'snapshot', 'restore module');
     const dryRun = flags['dry-run'] === true;
     const { config } = ctx.config();
-    const run = openForRun(ctx);
-    const { client, store } = run;
-    try {
-      const r = await restoreModule(
-        { client, store, logger: ctx.logger() },
-        {
-          moduleId,
-          snapshotId,
-          workspaceId: stringFlag(flags, 'workspace'),
-          asCopy: flags['as-copy'] === true,
-          pauseAutomations: flags['pause-automations'] === true,
-          dryRun,
-          attribution: config.restore.attribution,
-          signal: ctx.signal,
-          onProgress: run.onProgress,
-        },
-      );
-      run.endProgress();
-      if (ctx.json) ctx.emit(r);
-      else {
+    return runJournaledCommand(
+      ctx,
+      ({ client, store, onProgress }) =>
+        restoreModule(
+          { client, store, logger: ctx.logger() },
+          {
+            moduleId,
+            snapshotId,
+            workspaceId: stringFlag(flags, 'workspace'),
+            asCopy: flags['as-copy'] === true,
+            pauseAutomations: flags['pause-automations'] === true,
+            dryRun,
+            attribution: config.restore.attribution,
+            signal: ctx.signal,
+            onProgress,
+          },
+        ),
+      (r) => {
         const lines: string[] = [];
         if (r.plan) lines.push(`module ${r.moduleName} (${r.sourceModuleId}) from snapshot ${r.snapshot} into workspace ${r.targetWorkspaceId}`, ...planLines(r.plan));
         else if (r.alreadyRestored) lines.push(`module ${r.moduleName} was already restored by run ${r.runId}: ${r.moduleId}`);
@@ -77,13 +75,9 @@ const restoreModuleCommand: Command = {
         lines.push(`  ${r.plan ? 'would restore' : 'counts'}: ${countsLine(r.counts)}`);
         if (r.pausedAutomations.length) lines.push(`  paused and re-activated ${r.pausedAutomations.length} workspace recipe(s)`);
         if (!r.plan) lines.push(`  ${r.requests} requests in ${(r.durationMs / 1000).toFixed(1)} s`);
-        lines.push(...notRestoredLines(r.notRestored));
-        ctx.say(lines.join('\n'));
-      }
-      return r.refused ? EXIT_CODES.partial : EXIT_CODES.ok;
-    } finally {
-      await run.close();
-    }
+        return [...lines, ...notRestoredLines(r.notRestored)];
+      },
+    );
   },
 };
 

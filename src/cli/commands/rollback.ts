@@ -7,7 +7,7 @@ import { rollback, type RollbackResult } from '../../restore/rollback.js';
 import type { FieldChange, RollbackKind } from '../../restore/rollback-plan.js';
 import { intFlag, listFlag, stringFlag } from '../flag-values.js';
 import type { Command } from '../command.js';
-import { openForRun } from '../open.js';
+import { runJournaledCommand } from '../open.js';
 
 const usageHint = { hint: "see 'wbsync rollback --help'" };
 const show = (v: unknown): string => (v === null || v === undefined ? '(empty)' : JSON.stringify(v).slice(0, 80));
@@ -87,36 +87,33 @@ export const rollbackCommand: Command = {
     const changedBetween: [string, string] | undefined = between.length === 2 ? [between[0]!, between[1]!] : undefined;
     const kinds = stringFlag(flags, 'kinds')?.split(',').map((k) => k.trim()).filter(Boolean) as RollbackKind[] | undefined;
     const { config } = ctx.config();
-    const run = openForRun(ctx);
-    const { client, store } = run;
-    try {
-      const r = await rollback(
-        { client, store, logger: ctx.logger() },
-        {
-          moduleId,
-          toSnapshot: intFlag(flags, 'to-snapshot', 'rollback'),
-          toTime: stringFlag(flags, 'to'),
-          columns: listFlag(flags, 'column'),
-          records: listFlag(flags, 'record'),
-          collections: listFlag(flags, 'collection'),
-          kinds,
-          changedBy: stringFlag(flags, 'changed-by'),
-          changedBetween,
-          force: flags['force'] === true,
-          pauseAutomations: flags['pause-automations'] === true,
-          dryRun: flags['dry-run'] === true,
-          attribution: config.restore.attribution,
-          signal: ctx.signal,
-          onProgress: run.onProgress,
-        },
-      );
-      run.endProgress();
-      if (ctx.json) ctx.emit(r);
-      else ctx.say(lines(r).join('\n'));
-      const keptConflicts = r.conflicts.some((c) => !r.writes.includes(c));
-      return r.refused || keptConflicts || r.notRestored.length ? EXIT_CODES.partial : EXIT_CODES.ok;
-    } finally {
-      await run.close();
-    }
+    return runJournaledCommand(
+      ctx,
+      ({ client, store, onProgress }) =>
+        rollback(
+          { client, store, logger: ctx.logger() },
+          {
+            moduleId,
+            toSnapshot: intFlag(flags, 'to-snapshot', 'rollback'),
+            toTime: stringFlag(flags, 'to'),
+            columns: listFlag(flags, 'column'),
+            records: listFlag(flags, 'record'),
+            collections: listFlag(flags, 'collection'),
+            kinds,
+            changedBy: stringFlag(flags, 'changed-by'),
+            changedBetween,
+            force: flags['force'] === true,
+            pauseAutomations: flags['pause-automations'] === true,
+            dryRun: flags['dry-run'] === true,
+            attribution: config.restore.attribution,
+            signal: ctx.signal,
+            onProgress,
+          },
+        ),
+      lines,
+      {
+        exitOf: (r) => (r.refused || r.conflicts.some((c) => !r.writes.includes(c)) || r.notRestored.length ? EXIT_CODES.partial : EXIT_CODES.ok),
+      },
+    );
   },
 };
