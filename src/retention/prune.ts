@@ -52,15 +52,8 @@ export interface PruneResult {
 }
 
 /** Tables holding versions (every table with validity columns, later migrations' included). */
-export function versionTables(db: Database.Database): { table: string; key: string[] }[] {
-  const tables = db.prepare(`SELECT name FROM sqlite_master WHERE type = 'table' AND name LIKE '%\\_versions' ESCAPE '\\' ORDER BY name`).pluck().all() as string[];
-  return tables.map((table) => {
-    // the key is what the partial unique index on current versions names
-    const idx = db.prepare(`SELECT sql FROM sqlite_master WHERE type = 'index' AND tbl_name = ? AND name = ?`).pluck().get(table, `${table}_current`) as string | undefined;
-    const m = idx ? /\(([^)]+)\)\s+WHERE/i.exec(idx) : null;
-    if (!m) throw new WbsyncError('internal', `version table ${table} has no ${table}_current index`);
-    return { table, key: m[1]!.split(',').map((s) => s.trim()) };
-  });
+function versionTables(db: Database.Database): string[] {
+  return db.prepare(`SELECT name FROM sqlite_master WHERE type = 'table' AND name LIKE '%\\_versions' ESCAPE '\\' ORDER BY name`).pluck().all() as string[];
 }
 
 /** Decides what goes. Pure reads. */
@@ -153,7 +146,7 @@ export function prune(db: Database.Database, opts: PruneOptions): PruneResult {
     })();
     const goneList = JSON.stringify([...(db.prepare('SELECT snapshot_id FROM snapshot_forgets').pluck().all() as number[]), ...decided.forget.map((f) => f.id)]);
     let bytes = 0;
-    for (const { table } of tables) {
+    for (const table of tables) {
       let n = db.prepare(`SELECT count(*) FROM ${table} v WHERE (v.valid_from IN (SELECT value FROM json_each(?)) OR v.valid_to IN (SELECT value FROM json_each(?))) AND ${INVISIBLE}`).pluck().get(goneList, goneList) as number;
       if (activityBefore !== null && table === 'activity_versions') n += db.prepare('SELECT count(*) FROM activity_versions WHERE created_at < ?').pluck().get(activityBefore) as number;
       if (n) rows[table] = n;
@@ -171,7 +164,7 @@ export function prune(db: Database.Database, opts: PruneOptions): PruneResult {
   }).immediate();
   loadSurvivors(db);
   // 2. each table's versions that only forgotten snapshots saw
-  for (const { table } of tables) {
+  for (const table of tables) {
     const n = deleteInvisible(db, table, opts.chunk ?? 20_000, activityBefore);
     if (n) rows[table] = n;
   }
