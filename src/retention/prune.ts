@@ -14,7 +14,6 @@
 // finishes the job. Short transactions let a running daemon's writes through between them.
 
 import type Database from 'better-sqlite3';
-import { WbsyncError } from '../domain/errors.js';
 import { applyPolicy, checkPolicy, durationBefore, type RetentionPolicy } from './policy.js';
 import { protectedSnapshots, type Protection } from './protection.js';
 
