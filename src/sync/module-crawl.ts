@@ -125,10 +125,22 @@ export async function crawlModule(
   // records holding cells of a changed column — and on a full pass every stored archived record.
   const vanished = [...prevRecords.values()].filter((r) => r.parentRecordId === null && (full || !r.isArchived)).map((r) => r.id);
   await reader.readUnlisted([...vanished, ...named, ...deepForColumns]);
-  if (!full && plan.recheckSubRecords) {
+  // A sub-record the feed says was created that no listing showed: its parent is archived (the
+  // deployed service archives and un-archives without a log row), so archived parents of the
+  // collection the row names re-list their sub-records.
+  const lostIn = new Set<string | null>();
+  if (!full) {
+    for (const id of plan.namedRecords) {
+      const c = reader.seen.has(id) || prevRecords.has(id) ? undefined : plan.trace?.subRecordCollection(id);
+      if (c !== undefined) lostIn.add(c);
+    }
+  }
+  if (!full && (plan.recheckSubRecords || lostIn.size)) {
     const hasSubs = new Set([...prevRecords.values()].map((r) => r.parentRecordId).filter((id): id is string => id !== null));
-    const listedParents = listed.flat().filter((r) => r.subRecordCount > 0 || hasSubs.has(r.id));
-    const archivedParents = [...prevRecords.values()].filter((r) => r.isArchived && hasSubs.has(r.id));
+    const listedParents = plan.recheckSubRecords ? listed.flat().filter((r) => r.subRecordCount > 0 || hasSubs.has(r.id)) : [];
+    const archivedParents = [...prevRecords.values()].filter(
+      (r) => r.isArchived && r.parentRecordId === null && ((plan.recheckSubRecords && hasSubs.has(r.id)) || lostIn.has(null) || lostIn.has(r.collectionId)),
+    );
     await reader.recheckSubRecords([...listedParents, ...archivedParents]);
   }
 

@@ -65,6 +65,13 @@ export class RecordTrace {
     return out;
   }
 
+  /** For a record whose creation row said "sub-record": the collection the row names (its parent's),
+   * or null when it names none; undefined for anything else. */
+  subRecordCollection(id: string): string | null | undefined {
+    const t = this.traces.get(id);
+    return t?.subRecord ? (t.collectionId?.value ?? null) : undefined;
+  }
+
   get size(): number {
     return this.traces.size;
   }

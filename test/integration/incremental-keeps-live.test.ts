@@ -184,4 +184,21 @@ describe('the incremental pass keeps what the deployed service shows (observed d
     await h.sync({ full: true });
     expect(recordRow(h, rec._id)).toMatchObject({ is_archived: 1, collection_id: other._id });
   });
+
+  it('keeps a sub-record created on an archived parent that was un-archived and archived again between passes (neither logged)', async () => {
+    h = await makeHarness('observed');
+    await h.sync();
+    // a parent with no sub-records yet: nothing stored marks it as one
+    const d = dumpOf(h.emu);
+    const parent = d.records.find((r) => !r.isDeleted && !r.isArchived && !r.parentRecord && !d.records.some((s) => s.parentRecord === r._id))!;
+    await step('PUT', `/records/${parent._id}`, { isArchived: true });
+    expect(recordRow(h, parent._id)).toMatchObject({ is_archived: 1 });
+    expect((await api(h.emu, 'PUT', `/records/${parent._id}`, { isArchived: false })).status).toBe(200);
+    const made = await api(h.emu, 'POST', `/records/${parent._id}/sub-records`, { name: 'added while un-archived' });
+    expect(made.status).toBe(201);
+    await step('PUT', `/records/${parent._id}`, { isArchived: true });
+    const sub = dumpOf(h.emu).records.find((r) => r.parentRecord === parent._id && r.name === 'added while un-archived')!;
+    expect(recordRow(h, sub._id), 'the new sub-record').toMatchObject({ parent_record_id: parent._id });
+  });
 });
+
