@@ -18,7 +18,7 @@ const workspaceId = z.string().min(1);
 const keepCount = z.number().int().min(0).optional();
 
 /** Every event an alert can carry (contract: the alert payload's `event`). */
-export const ALERT_EVENTS = ['pass_failed', 'recovered', 'auth_failed', 'stale', 'tripwire', 'offsite_failed'] as const;
+export const ALERT_EVENTS = ['pass_failed', 'recovered', 'auth_failed', 'stale', 'tripwire', 'offsite_failed', 'drill_failed'] as const;
 export type AlertEventName = (typeof ALERT_EVENTS)[number];
 
 export const ConfigSchema = z.strictObject({
@@ -168,6 +168,23 @@ export const ConfigSchema = z.strictObject({
     })
     .prefault({})
     .describe('Encrypted offsite copies in S3-compatible storage.'),
+  ui: z
+    .strictObject({
+      tokenFile: z
+        .string()
+        .min(1)
+        .optional()
+        .describe('File holding a bearer token for the web console; required to listen beyond loopback (requests without it are refused). The token is never logged or shown.'),
+    })
+    .prefault({})
+    .describe('The read-only web console (`wbsync ui`, and the daemon under /ui/).'),
+  drill: z
+    .strictObject({
+      schedule: cronExpression.default('30 4 * * 0').describe('Cron expression for restore drills in `daemon` (after a full pass; weekly by default).'),
+      dialect: z.enum(['observed', 'spec']).default('observed').describe('Dialect of the bundled emulator a drill restores into.'),
+    })
+    .prefault({})
+    .describe('Restore drills: restore into a scratch service, read it back and compare.'),
 });
 
 export type Config = z.infer<typeof ConfigSchema>;
