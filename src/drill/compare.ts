@@ -27,8 +27,10 @@ export interface CompareInput {
   idMap: ReadonlyMap<string, string>;
   /** Old user id → user id on the scratch service. */
   userMap: ReadonlyMap<string, string>;
-  /** What the restore reported: planned limits (no status) and refused writes (status). */
-  notRestored: NotRestored[];
+  /** What the restore's plan said it cannot bring back (limits of the service, with reasons). */
+  planned: NotRestored[];
+  /** Writes the service refused during the restore (or not sent because they needed one). */
+  refused: NotRestored[];
   /** config.restore.attribution: the line restored notes carry, stripped before comparing. */
   attribution: string;
   /** The restored workspace was created under another name (a staging service): names not compared. */
@@ -97,8 +99,10 @@ export function compareWorkspace(input: CompareInput): WorkspaceComparison {
   const tally = emptyTally();
   const differing: DrillItem[] = [];
   const notRestorable: DrillItem[] = [];
-  const planned = new Map(input.notRestored.filter((n) => n.status === undefined).map((n) => [n.id, n]));
-  const refused = new Map(input.notRestored.filter((n) => n.status !== undefined).map((n) => [n.id, n]));
+  const planned = new Map(input.planned.map((n) => [n.id, n]));
+  // one entry per object: the service's own refusal rather than a step that could not follow it
+  const refused = new Map<string, NotRestored>();
+  for (const n of input.refused) if (!refused.has(n.id) || (refused.get(n.id)!.status === undefined && n.status !== undefined)) refused.set(n.id, n);
   const mapUser = (id: string): string => input.userMap.get(id) ?? id;
   const idMap = new Map([...input.idMap, ...input.userMap]);
 
@@ -133,7 +137,7 @@ export function compareWorkspace(input: CompareInput): WorkspaceComparison {
   // the service refused these writes during the restore: failures, named, whatever the read-back says
   for (const n of refused.values()) {
     seen.add(n.id);
-    fail({ entity: asDrillEntity(n.entity, subIds.has(n.id)), id: n.id, label: n.label, reason: `the service refused it (HTTP ${n.status})${n.value !== undefined ? `: value ${JSON.stringify(n.value)}` : ''}: ${n.reason}` });
+    fail({ entity: asDrillEntity(n.entity, subIds.has(n.id)), id: n.id, label: n.label, reason: `${n.reason}${n.status !== undefined ? ` (HTTP ${n.status})` : ''}${n.value !== undefined ? `; value ${JSON.stringify(n.value)}` : ''}` });
   }
   for (const n of planned.values()) {
     seen.add(n.id);

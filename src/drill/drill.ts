@@ -159,7 +159,9 @@ export async function runDrill(opts: DrillOptions): Promise<DrillReport> {
         restored,
         idMap: r.result?.runId ? idMapOf(copy!.db, r.result.runId) : new Map(),
         userMap: service!.userMap,
-        notRestored: r.result?.notRestored ?? [],
+        // the result lists the plan's limits first, then the run's refusals
+        planned: r.result ? r.result.notRestored.slice(0, r.result.notRestored.length - r.result.refused) : [],
+        refused: r.result ? r.result.notRestored.slice(r.result.notRestored.length - r.result.refused) : [],
         attribution: opts.attribution,
         renamed: opts.target !== undefined,
       });

@@ -31,11 +31,55 @@ describe.each(['spec', 'observed'] as Dialect[])('wbsync drill (%s dialect)', (d
       const r = await runDrill({ db: h.dbPath, dialect, attribution: ATTRIBUTION, http: HTTP, logger: silentLogger, tmpRoot: tmp.dir });
       expect(summary(r)).toEqual([]);
       expect(r.ok).toBe(true);
-      console.log(JSON.stringify(r.workspaces.map((w) => ({ n: w.name, e: w.entities, nr: w.notRestorable.map((x) => `${x.entity} ${x.label}: ${x.reason}`) })), null, 1));
+      const w = r.workspaces[0]!;
+      for (const e of ['module', 'collection', 'column', 'record', 'subrecord', 'cell', 'amendment', 'automation', 'member'] as const) {
+        expect(w.entities[e].compared, e).toBeGreaterThan(0);
+        expect(w.entities[e].differing, e).toBe(0);
+      }
+      // what the restore cannot bring back is said, with why (records archived before any backup)
+      for (const n of w.notRestorable) expect(n.reason).not.toBe('');
       expect(readdirSync(tmp.dir)).toEqual([]);
       expect(h.emu.requestLog.entries()).toEqual([]);
     } finally {
       tmp.cleanup();
     }
+  });
+
+  it('fails and names the cell when the snapshot holds a value the service refuses ("abc" in a rating / number)', { timeout: 90_000 }, async () => {
+    h = await makeHarness(dialect);
+    await h.sync();
+    // the deployed service stores ratings as sent and checks numbers only: the spec refuses both
+    const type = dialect === 'spec' ? 'rating' : 'number';
+    const cell = h.store.db
+      .prepare(`SELECT c.id, r.name AS record, col.name AS col FROM cells c JOIN columns col ON col.id = c.column_id JOIN records r ON r.id = c.record_id WHERE col.type = ? AND r.is_archived = 0 LIMIT 1`)
+      .get(type) as { id: string; record: string; col: string };
+    expect(cell).toBeDefined();
+    h.store.db.prepare(`UPDATE cell_versions SET value = 'abc', raw = json_set(raw, '$.value', 'abc') WHERE id = ? AND valid_to IS NULL`).run(cell.id);
+    const r = await runDrill({ db: h.dbPath, dialect, attribution: ATTRIBUTION, http: HTTP, logger: silentLogger });
+    expect(r.ok).toBe(false);
+    const w = r.workspaces[0]!;
+    expect(w.differing).toEqual([expect.objectContaining({ entity: 'cell', id: cell.id, label: `${cell.record} · ${cell.col}`, reason: expect.stringMatching(/refused.*HTTP 4\d\d.*"abc"/s) })]);
+    expect(w.entities.cell.differing).toBe(1);
+    expect(w.entities.cell.equal).toBe(w.entities.cell.compared - 1);
+  });
+
+  it('fails and names what the scratch service would not write (fault injection)', { timeout: 90_000 }, async () => {
+    h = await makeHarness(dialect);
+    await h.sync();
+    const r = await runDrill({
+      db: h.dbPath,
+      dialect,
+      attribution: ATTRIBUTION,
+      http: HTTP,
+      logger: silentLogger,
+      // the third note posted is refused, as a service with a bad day would
+      onScratch: (s) => s.emulator!.faults.add({ method: 'POST', route: /\/amendments/, nth: 3, status: 422 }),
+    });
+    expect(r.ok).toBe(false);
+    const failed = r.workspaces.flatMap((w) => w.differing);
+    expect(failed).toContainEqual(expect.objectContaining({ entity: 'amendment', label: expect.any(String), reason: expect.stringContaining('HTTP 422') }));
+    // replies to it could not be sent either, and say so
+    for (const f of failed) expect(f.reason).toMatch(/HTTP 422|needs .* which the service refused/);
+    expect(r.workspaces[0]!.entities.amendment.differing).toBeGreaterThanOrEqual(1);
   });
 });
