@@ -2,6 +2,7 @@
 // emulator with a request log): one JSON document, the exit codes (0 / 5 / 6 / 2), the human table,
 // and not one request to the configured service.
 
+import { writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import Database from 'better-sqlite3';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
@@ -24,7 +25,7 @@ describe.each(['spec', 'observed'] as const)('wbsync drill (%s dialect)', (diale
   beforeAll(async () => {
     emu = await startEmulator({ dialect, seed: 'demo' });
     ({ dir, cleanup } = tempDir());
-    env = { WBSYNC_BASE_URL: emu.baseUrl, WBSYNC_API_KEY: emu.apiKey, WBSYNC_DB: join(dir, 'w.db'), WBSYNC_LOG_LEVEL: 'silent', TMPDIR: dir };
+    env = { WBSYNC_BASE_URL: emu.baseUrl, WBSYNC_API_KEY: emu.apiKey, WBSYNC_DB: join(dir, 'w.db'), WBSYNC_LOG_LEVEL: 'silent' };
     expect((await cli('sync')).code).toBe(0);
     emu.requestLog.clear();
   });
@@ -76,7 +77,25 @@ describe.each(['spec', 'observed'] as const)('wbsync drill (%s dialect)', (diale
     expect(emu.requestLog.entries()).toEqual([]);
   });
 
-  it('refuses what it cannot drill (exit 6) and bad flags (exit 2), leaving no temporary folder', async () => {
+  it('drills into a staging service with --target-url / --target-key-file; the restored workspace stays there', { timeout: 90_000 }, async () => {
+    // same random seed, same people: the staging service knows the same user ids
+    const staging = await startEmulator({ dialect, seed: 'none' });
+    try {
+      writeFileSync(join(dir, 'staging.key'), `${staging.apiKey}\n`, { mode: 0o600 });
+      const r = await cli('drill', '--target-url', staging.baseUrl, '--target-key-file', join(dir, 'staging.key'), '--json');
+      expect(r.code, r.out.slice(0, 2000)).toBe(0);
+      const doc = JSON.parse(r.out);
+      expect(doc).toMatchObject({ ok: true, service: staging.baseUrl });
+      const names = dumpOf(staging).workspaces.map((w) => w.name as string);
+      expect(names).toEqual(doc.workspaces.map((w: { name: string }) => expect.stringMatching(new RegExp(`^${w.name} \\(wbsync drill \\d{14}\\)$`))));
+      expect(r.out).not.toContain(staging.apiKey);
+      expect(emu.requestLog.entries()).toEqual([]);
+    } finally {
+      await staging.stop();
+    }
+  });
+
+  it('refuses what it cannot drill (exit 6) and bad flags (exit 2)', async () => {
     const missing = await cli('drill', '--workspace', 'nope', '--json');
     expect(missing.code).toBe(6);
     expect(JSON.parse(missing.out).error.message).toContain('does not hold workspace nope');
@@ -84,8 +103,7 @@ describe.each(['spec', 'observed'] as const)('wbsync drill (%s dialect)', (diale
     expect((await cli('drill', '--dialect', 'klingon')).code).toBe(2);
     expect((await cli('drill', '--target-url', 'http://127.0.0.1:9')).err).toContain('--target-url and --target-key-file go together');
     const none = await cli('drill', '--db', join(dir, 'absent.db'));
-    expect(none.code).toBe(6);
-    const { readdirSync } = await import('node:fs');
-    expect(readdirSync(dir).filter((f) => f.startsWith('wbsync-drill-'))).toEqual([]);
+    expect(none).toMatchObject({ code: 6, err: expect.stringContaining('no database at') });
+    expect(emu.requestLog.entries()).toEqual([]);
   });
 });

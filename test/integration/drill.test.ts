@@ -2,7 +2,8 @@
 // value the service refuses and writes the scratch service fails are named; the drill never writes
 // to the configured service and leaves no file behind.
 
-import { readdirSync } from 'node:fs';
+import { createHash } from 'node:crypto';
+import { existsSync, readdirSync, readFileSync } from 'node:fs';
 import { afterEach, describe, expect, it } from 'vitest';
 import { runDrill, type DrillReport } from '../../src/drill/drill.js';
 import type { Dialect } from '../../src/emulator/types.js';
@@ -10,6 +11,9 @@ import { makeHarness, silentLogger, tempDir, type Harness } from '../helpers/har
 
 const HTTP = { concurrency: 8, timeoutMs: 10_000, retries: 1 };
 const ATTRIBUTION = 'Restored by wbsync — originally by {author} at {createdAt}.';
+
+/** The database's bytes (file and WAL): a drill holds it read-only, so they must not change. */
+const fingerprint = (db: string): string => createHash('sha256').update(readFileSync(db)).update(existsSync(`${db}-wal`) ? readFileSync(`${db}-wal`) : '').digest('hex');
 
 function summary(r: DrillReport): string[] {
   return r.workspaces.flatMap((w) => [...(w.error ? [`${w.name}: ${w.error}`] : []), ...w.differing.map((d) => `${w.name}: ${d.entity} ${d.label}: ${d.reason}${d.fields ? ` ${JSON.stringify(d.fields).slice(0, 300)}` : ''}`)]);
@@ -27,6 +31,7 @@ describe.each(['spec', 'observed'] as Dialect[])('wbsync drill (%s dialect)', (d
     await h.sync();
     h.emu.requestLog.clear();
     const tmp = tempDir('wbsync-drill-root-');
+    const before = fingerprint(h.dbPath);
     try {
       const r = await runDrill({ db: h.dbPath, dialect, attribution: ATTRIBUTION, http: HTTP, logger: silentLogger, tmpRoot: tmp.dir });
       expect(summary(r)).toEqual([]);
@@ -40,6 +45,7 @@ describe.each(['spec', 'observed'] as Dialect[])('wbsync drill (%s dialect)', (d
       for (const n of w.notRestorable) expect(n.reason).not.toBe('');
       expect(readdirSync(tmp.dir)).toEqual([]);
       expect(h.emu.requestLog.entries()).toEqual([]);
+      expect(fingerprint(h.dbPath)).toBe(before); // nothing written to the snapshot database, not even a journal
     } finally {
       tmp.cleanup();
     }
@@ -63,18 +69,44 @@ describe.each(['spec', 'observed'] as Dialect[])('wbsync drill (%s dialect)', (d
     expect(w.entities.cell.equal).toBe(w.entities.cell.compared - 1);
   });
 
+  it('should refuse and leave nothing behind if the snapshot lacks the workspace or the database is missing', { timeout: 30_000 }, async () => {
+    h = await makeHarness(dialect);
+    await h.sync();
+    const tmp = tempDir('wbsync-drill-root-');
+    try {
+      await expect(runDrill({ db: h.dbPath, workspaceIds: ['65f0c0ffee0000000000dead'], dialect, attribution: ATTRIBUTION, http: HTTP, logger: silentLogger, tmpRoot: tmp.dir })).rejects.toMatchObject({ code: 'restore_refused', message: expect.stringContaining('does not hold workspace 65f0c0ffee0000000000dead') });
+      await expect(runDrill({ db: h.dbPath, snapshotId: 99, dialect, attribution: ATTRIBUTION, http: HTTP, logger: silentLogger, tmpRoot: tmp.dir })).rejects.toMatchObject({ code: 'restore_refused', message: expect.stringContaining('snapshot 99 does not exist') });
+      await expect(runDrill({ db: `${tmp.dir}/none.db`, dialect, attribution: ATTRIBUTION, http: HTTP, logger: silentLogger, tmpRoot: tmp.dir })).rejects.toMatchObject({ code: 'restore_refused' });
+      expect(readdirSync(tmp.dir)).toEqual([]);
+    } finally {
+      tmp.cleanup();
+    }
+  });
+
   it('fails and names what the scratch service would not write (fault injection)', { timeout: 90_000 }, async () => {
     h = await makeHarness(dialect);
     await h.sync();
-    const r = await runDrill({
-      db: h.dbPath,
-      dialect,
-      attribution: ATTRIBUTION,
-      http: HTTP,
-      logger: silentLogger,
-      // the third note posted is refused, as a service with a bad day would
-      onScratch: (s) => s.emulator!.faults.add({ method: 'POST', route: /\/amendments/, nth: 3, status: 422 }),
-    });
+    const tmp = tempDir('wbsync-drill-root-');
+    // a pass runs meanwhile: the drill's read of the database does not stand in its way
+    const [r, pass] = await Promise.all([
+      runDrill({
+        db: h.dbPath,
+        dialect,
+        attribution: ATTRIBUTION,
+        http: HTTP,
+        logger: silentLogger,
+        tmpRoot: tmp.dir,
+        // the third note posted is refused, as a service with a bad day would
+        onScratch: (s) => s.emulator!.faults.add({ method: 'POST', route: /\/amendments/, nth: 3, status: 422 }),
+      }),
+      h.sync(),
+    ]);
+    try {
+      expect(pass.status).toBe('complete');
+      expect(readdirSync(tmp.dir)).toEqual([]); // removed on failure too
+    } finally {
+      tmp.cleanup();
+    }
     expect(r.ok).toBe(false);
     const failed = r.workspaces.flatMap((w) => w.differing);
     expect(failed).toContainEqual(expect.objectContaining({ entity: 'amendment', label: expect.any(String), reason: expect.stringContaining('HTTP 422') }));
