@@ -55,6 +55,8 @@ export interface DrillReport {
   startedAt: string;
   durationMs: number;
   workspaces: WorkspaceDrill[];
+  /** Where the time went: copying the snapshot out, restoring, reading back, comparing. */
+  phases: { copyMs: number; restoreMs: number; readBackMs: number; compareMs: number };
   /** Fields no restore carries over, never compared. */
   notRestorableFields: string[];
 }
@@ -97,6 +99,7 @@ export async function runDrill(opts: DrillOptions): Promise<DrillReport> {
   let service: ScratchService | undefined;
   try {
     const snapshot = await copySnapshot(opts.db, opts.snapshotId, path.join(dir, 'snapshot.db'));
+    const copied = Date.now();
     copy = openStore(path.join(dir, 'snapshot.db'));
     const state = copy.stateAt(snapshot)!;
     const all = state.workspaces().map((w) => w.id);
@@ -134,6 +137,7 @@ export async function runDrill(opts: DrillOptions): Promise<DrillReport> {
       }
     }
     await service.settle();
+    const restored = Date.now();
 
     const restoredIds = [...restores.values()].map((r) => r.result?.workspaceId).filter((id): id is string => !!id);
     let readBack: StateReader | null = null;
@@ -150,6 +154,7 @@ export async function runDrill(opts: DrillOptions): Promise<DrillReport> {
       }
     }
 
+    const readBackDone = Date.now();
     const workspaces: WorkspaceDrill[] = sources.map((source) => {
       const r = restores.get(source.workspace.id)!;
       const restoredId = r.result?.workspaceId ?? null;
@@ -175,6 +180,7 @@ export async function runDrill(opts: DrillOptions): Promise<DrillReport> {
       startedAt: new Date(started).toISOString(),
       durationMs: Date.now() - started,
       workspaces,
+      phases: { copyMs: copied - started, restoreMs: restored - copied, readBackMs: readBackDone - restored, compareMs: Date.now() - readBackDone },
       notRestorableFields: NOT_RESTORABLE_FIELDS,
     };
   } finally {
