@@ -121,6 +121,17 @@ describe('compareWorkspace', () => {
     expect(r).toMatchObject({ ok: false, differing: [{ entity: 'workspace', id: 'ws', reason: 'not restored' }] });
   });
 
+  it('strips only the line this restore added: a note restored before keeps its earlier line', () => {
+    const { input } = setUp();
+    const earlier = 'first words\n\nRestored by wbsync — originally by Ada at 2026-01-01.';
+    input.source.modules[0]!.amendments.find((a) => a.id === 'a3')!.message = earlier;
+    input.restored!.modules[0]!.amendments.find((a) => a.id === 'n-a3')!.message = `${earlier}\n\nRestored by wbsync — originally by ADMIN at 2026-01-03.`;
+    expect(compareWorkspace(input).differing).toEqual([]);
+    // both lines gone would be a difference: the snapshot holds the earlier one
+    input.restored!.modules[0]!.amendments.find((a) => a.id === 'n-a3')!.message = 'first words';
+    expect(compareWorkspace(input).differing).toEqual([expect.objectContaining({ entity: 'amendment', id: 'a3', reason: 'differs: message' })]);
+  });
+
   it('ignores the name when the restore had to give it another (a staging service)', () => {
     const { input } = setUp();
     input.restored!.workspace = { ...input.restored!.workspace, name: 'Ops (wbsync drill 20261126)' };
