@@ -13,22 +13,36 @@ const ATTRIBUTION = 'Restored by wbsync — originally by {author} at {createdAt
 const ws: Workspace = { id: 'ws', name: 'Ops', slug: null, description: 'the team', icon: '🚀', banner: null, createdAt: null, updatedAt: null, raw: {} };
 const member = (userId: string, role: string, over: Partial<Member> = {}): Member => ({ workspaceId: 'ws', userId, membershipId: null, role, status: 'active', firstName: userId.toUpperCase(), lastName: null, email: null, joinedAt: null, raw: {}, ...over });
 
-function source(): DrillSide {
+/** A side over trees held here (tests change them in place). */
+function sideOf(workspace: Workspace, members: Member[], workspaceAutomations: DrillSide['workspaceAutomations'], trees: ModuleTree[]): DrillSide & { trees: ModuleTree[] } {
+  return {
+    workspace,
+    members,
+    workspaceAutomations,
+    trees,
+    get modules() {
+      return trees.map((t) => t.module);
+    },
+    tree: (id) => trees.find((t) => t.module.id === id) ?? null,
+  };
+}
+
+function source(): DrillSide & { trees: ModuleTree[] } {
   const tree = sampleTree();
   // relations and recipes into other workspaces are not what this test is about
   tree.columns = tree.columns.filter((c) => c.id !== 'k-other' && c.id !== 'k-live');
   tree.cells = tree.cells.filter((c) => c.id !== 'v3');
   tree.automations = [recipe('au1', 'Move done', { trigger: { type: 'column_changed_to', column: 'k-status', value: 'Done' }, actions: [{ type: 'move_to_collection', collectionName: 'c2' }] })];
   tree.grants = ['u2'];
-  return { workspace: ws, members: [member('u1', 'owner'), member('u2', 'member'), member('u3', 'member', { status: 'removed' })], workspaceAutomations: [recipe('wa1', 'Weekly', { moduleId: null, scope: 'workspace' })], modules: [tree] };
+  return sideOf(ws, [member('u1', 'owner'), member('u2', 'member'), member('u3', 'member', { status: 'removed' })], [recipe('wa1', 'Weekly', { moduleId: null, scope: 'workspace' })], [tree]);
 }
 
 /** What a faithful restore reads back as: every id new, users mapped, notes attributed, archived
  * records unlisted (a fresh read cannot see them), run counts reset. */
-function restoredFrom(s: DrillSide, ids: Map<string, string>, users: Map<string, string>): DrillSide {
+function restoredFrom(s: DrillSide & { trees: ModuleTree[] }, ids: Map<string, string>, users: Map<string, string>): DrillSide & { trees: ModuleTree[] } {
   // mapUsers swaps ids inside JSON text too (relation and person cells), as the restore's values are
   const tr = <T>(v: T): T => mapUsers(v, new Map([...ids, ...users]));
-  const modules = s.modules.map((t): ModuleTree => {
+  const modules = s.trees.map((t): ModuleTree => {
     const archived = new Set(t.records.filter((r) => r.isArchived).map((r) => r.id));
     return tr({
       ...t,
@@ -38,13 +52,13 @@ function restoredFrom(s: DrillSide, ids: Map<string, string>, users: Map<string,
       automations: t.automations.map((a) => ({ ...a, runCount: 0, lastRunAt: null })),
     });
   });
-  return { workspace: { ...s.workspace, id: 'n-ws', createdAt: 'now' }, members: tr(s.members.filter((m) => m.status !== 'removed')), workspaceAutomations: tr(s.workspaceAutomations), modules };
+  return sideOf({ ...s.workspace, id: 'n-ws', createdAt: 'now' }, tr(s.members.filter((m) => m.status !== 'removed')), tr(s.workspaceAutomations), modules);
 }
 
-function setUp(): { input: CompareInput; ids: Map<string, string> } {
+function setUp(): { input: CompareInput; restored: DrillSide & { trees: ModuleTree[] }; src: DrillSide & { trees: ModuleTree[] } } {
   const s = source();
   const ids = new Map<string, string>();
-  const all = [s.workspace.id, ...s.workspaceAutomations.map((a) => a.id), ...s.modules.flatMap((t) => [t.module.id, ...t.collections, ...t.columns, ...t.records, ...t.cells, ...t.amendments, ...t.automations].map((x) => (typeof x === 'string' ? x : x.id)))];
+  const all = [s.workspace.id, ...s.workspaceAutomations.map((a) => a.id), ...s.trees.flatMap((t) => [t.module.id, ...t.collections, ...t.columns, ...t.records, ...t.cells, ...t.amendments, ...t.automations].map((x) => (typeof x === 'string' ? x : x.id)))];
   for (const id of all) ids.set(id, `n-${id}`);
   const users = new Map([
     ['u1', 'n-u1'],
@@ -52,12 +66,12 @@ function setUp(): { input: CompareInput; ids: Map<string, string> } {
   ]);
   const restored = restoredFrom(s, ids, users);
   const journal = ids;
-  return { input: { source: s, restored, idMap: journal, userMap: users, planned: [], refused: [], attribution: ATTRIBUTION }, ids };
+  return { input: { source: s, restored, idMap: journal, userMap: users, planned: [], refused: [], attribution: ATTRIBUTION }, restored, src: s };
 }
 
 describe('compareWorkspace', () => {
   it('finds a faithful restore equal, modulo ids, users and the attribution line', () => {
-    const { input } = setUp();
+    const { input, restored, src } = setUp();
     const r = compareWorkspace(input);
     expect(r.differing).toEqual([]);
     expect(r.ok).toBe(true);
@@ -71,8 +85,8 @@ describe('compareWorkspace', () => {
   });
 
   it('fails on a cell restored with another value, naming record and column', () => {
-    const { input } = setUp();
-    const cell = input.restored!.modules[0]!.cells.find((c) => c.id === 'n-v2')!;
+    const { input, restored, src } = setUp();
+    const cell = restored.trees[0]!.cells.find((c) => c.id === 'n-v2')!;
     cell.value = 'goodbye';
     const r = compareWorkspace(input);
     expect(r.ok).toBe(false);
@@ -81,8 +95,8 @@ describe('compareWorkspace', () => {
   });
 
   it('fails on a write the service refused, with its status and value; excuses what the plan said it cannot restore', () => {
-    const { input } = setUp();
-    input.restored!.modules[0]!.cells = input.restored!.modules[0]!.cells.filter((c) => c.id !== 'n-v2');
+    const { input, restored, src } = setUp();
+    restored.trees[0]!.cells = restored.trees[0]!.cells.filter((c) => c.id !== 'n-v2');
     input.refused = [{ entity: 'cell', id: 'v2', label: 'First · Notes', reason: 'the service refused it: value must be a number', status: 400, value: 'hello' }];
     input.planned = [{ entity: 'subrecord', id: 's1', label: 'Sub', reason: 'its position was never seen' }];
     const r = compareWorkspace(input);
@@ -93,17 +107,16 @@ describe('compareWorkspace', () => {
   });
 
   it('fails on a missing member or a changed role; the restoring owner left over is excused', () => {
-    const { input } = setUp();
-    input.restored!.members = [member('n-u1', 'admin'), member('n-op', 'owner')];
+    const { input, restored, src } = setUp();
+    restored.members = [member('n-u1', 'admin'), member('n-op', 'owner')];
     const r = compareWorkspace(input);
     expect(r.differing.map((d) => `${d.entity} ${d.label} ${d.reason}`)).toEqual(['member U1 differs: role', 'member U2 missing from the restored workspace']);
     expect(r.notRestorable).toContainEqual(expect.objectContaining({ entity: 'member', id: 'n-op', reason: expect.stringContaining('restoring user') }));
   });
 
   it('fails on a missing module, an extra one, a changed recipe and a changed workspace field', () => {
-    const { input } = setUp();
-    const restored = input.restored!;
-    restored.modules[0]!.module = { ...restored.modules[0]!.module, id: 'elsewhere', name: 'Other' };
+    const { input, restored, src } = setUp();
+    restored.trees[0]!.module = { ...restored.trees[0]!.module, id: 'elsewhere', name: 'Other' };
     restored.workspaceAutomations[0] = { ...restored.workspaceAutomations[0]!, isActive: false };
     restored.workspace = { ...restored.workspace, description: 'changed' };
     const r = compareWorkspace(input);
@@ -116,25 +129,25 @@ describe('compareWorkspace', () => {
   });
 
   it('fails the whole workspace when nothing was restored', () => {
-    const { input } = setUp();
+    const { input, restored, src } = setUp();
     const r = compareWorkspace({ ...input, restored: null });
     expect(r).toMatchObject({ ok: false, differing: [{ entity: 'workspace', id: 'ws', reason: 'not restored' }] });
   });
 
   it('strips only the line this restore added: a note restored before keeps its earlier line', () => {
-    const { input } = setUp();
+    const { input, restored, src } = setUp();
     const earlier = 'first words\n\nRestored by wbsync — originally by Ada at 2026-01-01.';
-    input.source.modules[0]!.amendments.find((a) => a.id === 'a3')!.message = earlier;
-    input.restored!.modules[0]!.amendments.find((a) => a.id === 'n-a3')!.message = `${earlier}\n\nRestored by wbsync — originally by ADMIN at 2026-01-03.`;
+    src.trees[0]!.amendments.find((a) => a.id === 'a3')!.message = earlier;
+    restored.trees[0]!.amendments.find((a) => a.id === 'n-a3')!.message = `${earlier}\n\nRestored by wbsync — originally by ADMIN at 2026-01-03.`;
     expect(compareWorkspace(input).differing).toEqual([]);
     // both lines gone would be a difference: the snapshot holds the earlier one
-    input.restored!.modules[0]!.amendments.find((a) => a.id === 'n-a3')!.message = 'first words';
+    restored.trees[0]!.amendments.find((a) => a.id === 'n-a3')!.message = 'first words';
     expect(compareWorkspace(input).differing).toEqual([expect.objectContaining({ entity: 'amendment', id: 'a3', reason: 'differs: message' })]);
   });
 
   it('ignores the name when the restore had to give it another (a staging service)', () => {
-    const { input } = setUp();
-    input.restored!.workspace = { ...input.restored!.workspace, name: 'Ops (wbsync drill 20261126)' };
+    const { input, restored, src } = setUp();
+    restored.workspace = { ...restored.workspace, name: 'Ops (wbsync drill 20261126)' };
     expect(compareWorkspace(input).differing).toHaveLength(1);
     expect(compareWorkspace({ ...input, renamed: true }).ok).toBe(true);
   });

@@ -2,7 +2,7 @@
 // read back, modulo ids (the restore journal's id map first, shape for the rest). What the restore
 // said beforehand it cannot bring back is "not restorable, and why"; anything else unequal fails.
 
-import type { Automation, Member, Workspace } from '../domain/entities.js';
+import type { Automation, Member, Module, Workspace } from '../domain/entities.js';
 import { canon, diffModuleTrees, translateIds, type EntityDiff, type FieldChange } from '../restore/diff.js';
 import type { NotRestored } from '../restore/plan-steps.js';
 import { mapUsers } from '../restore/plan-workspace.js';
@@ -11,12 +11,14 @@ import type { ModuleTree } from '../restore/tree.js';
 export const DRILL_ENTITIES = ['workspace', 'member', 'module', 'collection', 'column', 'record', 'subrecord', 'cell', 'amendment', 'automation', 'grant'] as const;
 export type DrillEntity = (typeof DRILL_ENTITIES)[number];
 
-/** One workspace with everything in it: the snapshot's side or the read-back side. */
+/** One workspace: the snapshot's side or the read-back side. Modules are read one at a time, so
+ * a large workspace is never held whole. */
 export interface DrillSide {
   workspace: Workspace;
   members: Member[];
   workspaceAutomations: Automation[];
-  modules: ModuleTree[];
+  modules: Module[];
+  tree(moduleId: string): ModuleTree | null;
 }
 
 export interface CompareInput {
@@ -107,14 +109,14 @@ export function compareWorkspace(input: CompareInput): WorkspaceComparison {
   const idMap = new Map([...input.idMap, ...input.userMap]);
 
   const lastLine = lastParagraphPattern(input.attribution);
-  const sourceTrees = source.modules.map((t) => mapUsers({ ...t, grants: t.grants?.map(mapUser) ?? null }, input.userMap));
-  const subIds = new Set(sourceTrees.flatMap((t) => t.records.filter((r) => r.parentRecordId !== null).map((r) => r.id)));
   const members = source.members.filter((m) => m.status !== 'removed');
   const count = (e: DrillEntity, n: number): void => void (tally[e].compared += n);
   count('workspace', 1);
   count('member', members.length);
   count('automation', source.workspaceAutomations.length);
-  for (const t of sourceTrees) {
+  // sub-record ids of the module being compared (diff entries call both kinds 'record')
+  let subIds = new Set<string>();
+  const countTree = (t: ModuleTree): void => {
     count('module', 1);
     count('collection', t.collections.length);
     count('column', t.columns.length);
@@ -124,7 +126,11 @@ export function compareWorkspace(input: CompareInput): WorkspaceComparison {
     count('amendment', t.amendments.length);
     count('automation', t.automations.length);
     count('grant', t.grants?.length ?? 0);
-  }
+  };
+  const sourceTree = (m: Module): ModuleTree | null => {
+    const t = source.tree(m.id);
+    return t && mapUsers({ ...t, grants: t.grants?.map(mapUser) ?? null }, input.userMap);
+  };
 
   const fail = (item: DrillItem): void => {
     differing.push(item);
@@ -138,11 +144,11 @@ export function compareWorkspace(input: CompareInput): WorkspaceComparison {
   // the service refused these writes during the restore: failures, named, whatever the read-back says
   for (const n of refused.values()) {
     seen.add(n.id);
-    fail({ entity: asDrillEntity(n.entity, subIds.has(n.id)), id: n.id, label: n.label, reason: `${n.reason}${n.status !== undefined ? ` (HTTP ${n.status})` : ''}${n.value !== undefined ? `; value ${JSON.stringify(n.value)}` : ''}` });
+    fail({ entity: asDrillEntity(n.entity, false), id: n.id, label: n.label, reason: `${n.reason}${n.status !== undefined ? ` (HTTP ${n.status})` : ''}${n.value !== undefined ? `; value ${JSON.stringify(n.value)}` : ''}` });
   }
   for (const n of planned.values()) {
     seen.add(n.id);
-    excuse({ entity: asDrillEntity(n.entity, subIds.has(n.id)), id: n.id, label: n.label, reason: n.reason });
+    excuse({ entity: asDrillEntity(n.entity, false), id: n.id, label: n.label, reason: n.reason });
   }
   const classify = (e: EntityDiff, module?: string): void => {
     if (e.change !== 'added' && seen.has(e.id)) return;
@@ -152,6 +158,10 @@ export function compareWorkspace(input: CompareInput): WorkspaceComparison {
   };
 
   if (!restored) {
+    for (const m of source.modules) {
+      const t = sourceTree(m);
+      if (t) countTree(t);
+    }
     fail({ entity: 'workspace', id: source.workspace.id, label: source.workspace.name, reason: 'not restored' });
     return finish(input, tally, differing, notRestorable);
   }
@@ -193,14 +203,19 @@ export function compareWorkspace(input: CompareInput): WorkspaceComparison {
   }
   for (const b of restoredRecipes.values()) classify({ entity: 'workspaceAutomation', change: 'added', id: b.id, label: b.name });
 
-  const restoredModules = new Map(restored.modules.map((t) => [t.module.id, t]));
-  for (const tree of sourceTrees) {
-    const mine = restoredModules.get(idMap.get(tree.module.id) ?? '') ?? [...restoredModules.values()].find((t) => t.module.name === tree.module.name);
-    if (!mine) {
+  const restoredModules = new Map(restored.modules.map((m) => [m.id, m]));
+  for (const m of source.modules) {
+    const tree = sourceTree(m);
+    if (!tree) continue;
+    countTree(tree);
+    subIds = new Set(tree.records.filter((r) => r.parentRecordId !== null).map((r) => r.id));
+    const match = restoredModules.get(idMap.get(m.id) ?? '') ?? [...restoredModules.values()].find((x) => x.name === m.name);
+    const mine = match ? restored.tree(match.id) : null;
+    if (!match || !mine) {
       classify({ entity: 'module', change: 'removed', id: tree.module.id, label: tree.module.name });
       continue;
     }
-    restoredModules.delete(mine.module.id);
+    restoredModules.delete(match.id);
     const hidden = archivedUnlisted(tree, mine, idMap);
     for (const r of tree.records) {
       if (hidden.has(r.id) && !seen.has(r.id)) {
@@ -215,7 +230,7 @@ export function compareWorkspace(input: CompareInput): WorkspaceComparison {
     for (const c of tree.cells) if (hidden.has(c.recordId)) tally.cell.notRestorable++;
     for (const x of tree.amendments) if (hidden.has(x.recordId)) tally.amendment.notRestorable++;
   }
-  for (const t of restoredModules.values()) classify({ entity: 'module', change: 'added', id: t.module.id, label: t.module.name });
+  for (const m of restoredModules.values()) classify({ entity: 'module', change: 'added', id: m.id, label: m.name });
   return finish(input, tally, differing, notRestorable);
 }
 

@@ -13,7 +13,7 @@ import type { Dialect } from '../emulator/types.js';
 import { idMapOf } from '../restore/journal.js';
 import { refuse } from '../restore/restore-module.js';
 import { restoreWorkspace, type RestoreWorkspaceResult } from '../restore/restore-workspace.js';
-import { treeFromState, type ModuleTree } from '../restore/tree.js';
+import { treeFromState } from '../restore/tree.js';
 import { openStore } from '../store/index.js';
 import type { StateReader, Store } from '../store/port.js';
 import { runPass } from '../sync/pass.js';
@@ -68,7 +68,8 @@ function sideOf(state: StateReader, workspaceId: string): DrillSide | null {
     workspace,
     members: state.members(workspaceId),
     workspaceAutomations: state.workspaceAutomations(workspaceId),
-    modules: state.modules(workspaceId).map((m) => treeFromState(state, m.id)).filter((t): t is ModuleTree => t !== null),
+    modules: state.modules(workspaceId),
+    tree: (moduleId) => treeFromState(state, moduleId),
   };
 }
 
