@@ -155,6 +155,10 @@ export async function runDrill(opts: DrillOptions): Promise<DrillReport> {
       }
     }
 
+    // the scratch service's world is the largest thing held: gone before the compare
+    const { describe: serviceName, userMap } = service;
+    await service.stop();
+    service = undefined;
     const readBackDone = Date.now();
     const workspaces: WorkspaceDrill[] = sources.map((source) => {
       const r = restores.get(source.workspace.id)!;
@@ -164,7 +168,7 @@ export async function runDrill(opts: DrillOptions): Promise<DrillReport> {
         source,
         restored,
         idMap: r.result?.runId ? idMapOf(copy!.db, r.result.runId) : new Map(),
-        userMap: service!.userMap,
+        userMap,
         // the result lists the plan's limits first, then the run's refusals
         planned: r.result ? r.result.notRestored.slice(0, r.result.notRestored.length - r.result.refused) : [],
         refused: r.result ? r.result.notRestored.slice(r.result.notRestored.length - r.result.refused) : [],
@@ -177,7 +181,7 @@ export async function runDrill(opts: DrillOptions): Promise<DrillReport> {
     return {
       ok: workspaces.every((w) => w.ok),
       snapshot,
-      service: service.describe,
+      service: serviceName,
       startedAt: new Date(started).toISOString(),
       durationMs: Date.now() - started,
       workspaces,
