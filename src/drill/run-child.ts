@@ -18,7 +18,9 @@ function childScript(): string {
 
 export async function runDrillInChild(input: ChildInput, opts: { signal?: AbortSignal } = {}): Promise<ChildOutput & { wallMs: number }> {
   const started = Date.now();
-  const proc = spawn(process.execPath, [childScript(), JSON.stringify(input)], { stdio: ['ignore', 'pipe', 'pipe'] });
+  // the child needs no secret: the service's key and the offsite credentials stay in this process
+  const env = Object.fromEntries(Object.entries(process.env).filter(([k]) => !k.startsWith('WBSYNC_') && !k.startsWith('AWS_')));
+  const proc = spawn(process.execPath, [childScript(), JSON.stringify(input)], { stdio: ['ignore', 'pipe', 'pipe'], env });
   let out = '';
   let err = '';
   proc.stdout.setEncoding('utf8').on('data', (d: string) => (out += d));
