@@ -9,6 +9,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import Database from 'better-sqlite3';
+import { drillFigures } from './drill-bench.js';
 import { offsiteFigures } from './offsite-bench.js';
 import { pruneFigures } from './prune-bench.js';
 import { applyBulkOverwrite, applyMixedChanges } from './changes.js';
@@ -193,6 +194,12 @@ async function reportingFigures(): Promise<Figures> {
 
 async function main(): Promise<void> {
   const report: Figures = { latencyMs: LATENCY_MS, seed: 'large' };
+  if (ONLY === 'drill') {
+    report.drill = await drillFigures();
+    rmSync(dir, { recursive: true, force: true });
+    process.stdout.write(`${JSON.stringify(report, null, 2)}\n`);
+    return;
+  }
   if (ONLY === 'reporting') {
     report.reporting = await reportingFigures();
     rmSync(dir, { recursive: true, force: true });
@@ -345,6 +352,7 @@ async function main(): Promise<void> {
   process.stderr.write('bench: 1,000 snapshots of changes on the large database, then prune...\n');
   report.retention = await pruneFigures(join(dir, 'c32.db'), join(dir, 'prune.db'));
   report.reporting = await reportingFigures();
+  report.drill = await drillFigures();
   rmSync(dir, { recursive: true, force: true });
   process.stdout.write(`${JSON.stringify(report, null, 2)}\n`);
 }

@@ -4,6 +4,7 @@ import type { Command } from './command.js';
 import { daemonCommand } from './commands/daemon.js';
 import { demoCommand } from './commands/demo.js';
 import { diffCommand } from './commands/diff.js';
+import { drillCommand } from './commands/drill.js';
 import { emulatorCommand } from './commands/emulator.js';
 import { exportCommand } from './commands/export.js';
 import { offsiteCommand } from './commands/offsite.js';
@@ -21,6 +22,7 @@ export const COMMANDS: Command[] = [
   diffCommand,
   restoreCommand,
   rollbackCommand,
+  drillCommand,
   pruneCommand,
   exportCommand,
   offsiteCommand,

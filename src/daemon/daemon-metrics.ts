@@ -39,6 +39,7 @@ export class PassMetrics {
   private readonly requestDurations: Histogram<'method' | 'route' | 'class'>;
   private readonly offsitePushes: Counter<'status'>;
   private readonly offsiteLast: Gauge;
+  private lastDrill: { ok: boolean; atMs: number; durationMs: number } | null = null;
 
   constructor() {
     processRegistry(); // the runtime metrics observe from now on (GC, event-loop delay), not from the first scrape
@@ -127,6 +128,21 @@ export class PassMetrics {
       },
     });
     this.registerDbFamilies(registers, live);
+    this.registerDrillFamilies(registers);
+  }
+
+  /** Absent until a drill ran since start: an alert on `wbsync_last_drill_ok == 0` must not fire
+   * merely because none has run yet. */
+  private registerDrillFamilies(registers: Registry[]): void {
+    const last = (): { ok: boolean; atMs: number; durationMs: number } | null => this.lastDrill;
+    new OptionalGauge({ name: 'wbsync_last_drill_ok', help: '1 when the last restore drill restored everything restorable equal, 0 when it failed (absent: none since start).', registers, value: () => (last() ? (last()!.ok ? 1 : 0) : null) });
+    new OptionalGauge({ name: 'wbsync_last_drill_timestamp_seconds', help: 'Unix time the last restore drill finished.', registers, value: () => (last() ? last()!.atMs / 1000 : null) });
+    new OptionalGauge({ name: 'wbsync_last_drill_duration_seconds', help: 'Duration of the last restore drill.', registers, value: () => (last() ? last()!.durationMs / 1000 : null) });
+  }
+
+  /** A scheduled restore drill finished (ok: everything restorable came back equal). */
+  recordDrill(ok: boolean, atMs: number, durationMs: number): void {
+    this.lastDrill = { ok, atMs, durationMs };
   }
 
   private registerDbFamilies(registers: Registry[], live: () => LiveFigures | null): void {

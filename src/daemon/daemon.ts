@@ -17,7 +17,8 @@ import { Notifier } from '../alerts/notifier.js';
 import { createOperations, type PassHooks } from './operations.js';
 import { createPassRunner } from './pass-runner.js';
 import { createRateLimitedLog } from './rate-limited-log.js';
-import { createScheduler, type CronPort } from './scheduler.js';
+import { createDrillSchedule, type DrillSchedule } from './drill-schedule.js';
+import { createScheduler, nodeCronPort, type CronHandle, type CronPort } from './scheduler.js';
 
 export interface DaemonOptions {
   loaded: LoadedConfig;
@@ -67,6 +68,8 @@ export async function runDaemon(opts: DaemonOptions): Promise<DaemonSummary> {
   let server: HealthServer | undefined;
   const notifiers: Notifier[] = [];
   const operations: PassHooks[] = [];
+  const drills: DrillSchedule[] = [];
+  let drillCron: CronHandle | undefined;
   try {
     store = openStore(config.db);
     const openedStore = store;
@@ -86,8 +89,17 @@ export async function runDaemon(opts: DaemonOptions): Promise<DaemonSummary> {
     const health = new HealthState(STALE_AFTER_INTERVALS * intervalMs, maxStalenessMs);
     const notifier = new Notifier({ webhooks: config.alerts.webhooks, healthchecksUrl: config.alerts.healthchecksUrl, database: openedStore.path, timeoutMs: config.alerts.timeoutMs, logger });
     notifiers.push(notifier);
-    const hooks = createOperations({ store: openedStore, config, logger, notifier, now: () => new Date(now()), onOffsite: (ok) => metrics.recordOffsite(ok, now()) });
-    operations.push(hooks);
+    const ops = createOperations({ store: openedStore, config, logger, notifier, now: () => new Date(now()), onOffsite: (ok) => metrics.recordOffsite(ok, now()) });
+    operations.push(ops);
+    const drill = createDrillSchedule({ store: openedStore, config, logger, notifier, now, onDrill: (o) => metrics.recordDrill(o.ok, o.atMs, o.durationMs) });
+    drills.push(drill);
+    const hooks: PassHooks = {
+      ...ops,
+      passSucceeded(r) {
+        ops.passSucceeded(r);
+        drill.afterPass(r);
+      },
+    };
     // Re-read after each pass only (see db-figures.ts); scrapes use this copy.
     const cache: { figures: DbFigures | null } = { figures: null };
     const refreshFigures = (): void => {
@@ -156,6 +168,7 @@ export async function runDaemon(opts: DaemonOptions): Promise<DaemonSummary> {
 
     if (!signal.aborted) {
       scheduler.start();
+      drillCron = (opts.cron ?? nodeCronPort(logger)).schedule(config.drill.schedule, 'wbsync-drill', () => drill.tick());
       // An empty database gets its full pass at once; otherwise catch up on what happened while
       // the daemon was down, which also establishes health without waiting for the first tick.
       if (openedStore.latestCompleteSnapshot() === null) scheduler.trigger('full', 'first start: no complete snapshot');
@@ -165,6 +178,7 @@ export async function runDaemon(opts: DaemonOptions): Promise<DaemonSummary> {
     await waitForAbort(signal);
     logger.info({ reason: String(signal.reason ?? 'signal') }, 'stopping');
     scheduler.stop();
+    drillCron?.stop();
     const running = scheduler.running();
     if (running) {
       const stopped = await withDeadline(scheduler.idle(), opts.stopDeadlineMs ?? 8_000);
@@ -175,6 +189,8 @@ export async function runDaemon(opts: DaemonOptions): Promise<DaemonSummary> {
   } finally {
     // an offsite push in flight finishes (bounded), then alerts of the last pass get out
     for (const o of operations) await withDeadline(o.idle(), 30_000);
+    // a drill proves nothing half done: stopped (its child by pid), its temporary folder removed
+    for (const d of drills) await withDeadline(d.idle(true), 10_000);
     for (const n of notifiers) await n.drain(3_000);
     await server?.close().catch(() => undefined);
     try {

@@ -48,7 +48,9 @@ export function buildWorld(opts: EmulatorOptions, clock: EmulatorClockImpl, star
   clock.restart(start);
   // Keys were generated long ago, so the spec's 20-minute window never blocks a first rotation.
   const keyedAt = new Date(clock.now().getTime() - 200 * 86_400_000).toISOString();
-  const people = PEOPLE.map(([firstName, lastName, email], i): UserDoc => {
+  const who = opts.people?.map((p): [string, string, string] => [p.firstName, p.lastName, p.email]) ?? PEOPLE;
+  if (who.length === 0 || ((opts.seed ?? 'none') !== 'none' && who.length < 3)) throw new Error(`the emulator needs ${opts.seed && opts.seed !== 'none' ? 'three people for a seed' : 'at least one person'}`);
+  const people = who.map(([firstName, lastName, email], i): UserDoc => {
     const generated = state.ids.apiKey();
     const doc: UserDoc = {
       _id: state.ids.id(),

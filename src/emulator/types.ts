@@ -46,6 +46,15 @@ export interface EmulatorOptions {
   maxBodyBytes?: number;
   /** Activity retention in days reported and enforced (default 90; 0 = forever). */
   retentionDays?: number;
+  /** The people to create instead of the default three (the first holds `apiKey`); a restore
+   * drill creates one per member of the snapshot. The seeds other than 'none' need three. */
+  people?: EmulatorPerson[];
+}
+
+export interface EmulatorPerson {
+  firstName: string;
+  lastName: string;
+  email: string;
 }
 
 export interface EmulatorUser {

@@ -53,7 +53,7 @@ describe('promtool on the rules', () => {
   it('promtool check rules accepts the rules file', () => {
     const r = promtool(['check', 'rules', RULES]);
     expect(r.status, r.stdout + r.stderr).toBe(0);
-    expect(r.stdout).toMatch(/SUCCESS: 6 rules found/);
+    expect(r.stdout).toMatch(/SUCCESS: 7 rules found/);
   });
 
   it('promtool test rules: each alert fires on a synthetic series and stays quiet on a healthy one', () => {
@@ -78,9 +78,11 @@ describe('a real Prometheus scraping a running wbsync daemon', () => {
     emu = await startEmulator({ dialect: 'spec', seed: 'demo' });
     const t = tempDir('wbsync-prometheus-');
     cleanup = t.cleanup;
-    daemon = startDaemon(writeConfig(t.dir, 'wbsync', { db: join(t.dir, 'wbsync.db') }), emu.baseUrl, emu.apiKey);
+    // a restore drill every few seconds, so the drill panels and WbsyncDrillFailing have data
+    daemon = startDaemon(writeConfig(t.dir, 'wbsync', { db: join(t.dir, 'wbsync.db'), extra: { drill: { schedule: '*/3 * * * * *', dialect: 'spec' } } }), emu.baseUrl, emu.apiKey);
     port = await daemon.port();
     await daemon.waitForLog((l) => l.msg === 'pass finished', 30_000, 'the first pass');
+    await daemon.waitForLog((l) => l.msg === 'drill passed', 60_000, 'the first restore drill');
     prom = await startPrometheus(
       t.dir,
       [

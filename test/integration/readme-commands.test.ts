@@ -281,6 +281,23 @@ describe('the README’s command lines', () => {
       },
     },
     {
+      line: 'wbsync drill',
+      check: async () => {
+        const r = await run(env, 'wbsync drill', 120_000);
+        expect(r.status, r.out + r.err).toBe(0);
+        expect(r.out).toMatch(/^drill of snapshot \d+ into the bundled emulator \(observed dialect\): everything restorable restored and equal/);
+      },
+    },
+    {
+      line: 'wbsync drill --workspace WS_ID --json',
+      check: async () => {
+        const ws = dumpOf(env.emu).workspaces.find((w) => !w.isDeleted)!._id as string;
+        const r = await run(env, `wbsync drill --workspace ${ws} --json`, 120_000);
+        expect(r.status, r.out + r.err).toBe(0);
+        expect(JSON.parse(r.out)).toMatchObject({ ok: true, workspaces: [{ workspaceId: ws, ok: true }] });
+      },
+    },
+    {
       line: 'wbsync daemon',
       check: async () => {
         const r = await runUntil(env, 'wbsync daemon', /"msg":"pass finished"/);

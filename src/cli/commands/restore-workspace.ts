@@ -34,7 +34,8 @@ export function readUserMap(path: string): Map<string, string> {
   return new Map(Object.entries(r.data));
 }
 
-function targetOf(flags: FlagValues): TargetService | undefined {
+/** --target-url with --target-key-file: another service to write to (the key read from the file). */
+export function targetOf(flags: FlagValues): TargetService | undefined {
   const url = stringFlag(flags, 'target-url');
   const keyFile = stringFlag(flags, 'target-key-file');
   if (!url && !keyFile) return undefined;

@@ -1,0 +1,83 @@
+// `BENCH_ONLY=drill`: a restore drill of the large seed in its own process — wall time and peak
+// RSS — against a full export of the same database plus the restore's own work (target: the drill
+// no more than twice that), and at half the size, to show whether its memory stays flat.
+
+import { execFileSync } from 'node:child_process';
+import { existsSync, mkdtempSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { fileURLToPath } from 'node:url';
+import { runDrillInChild } from '../drill/run-child.js';
+import { startEmulatorChild } from './emulator-child.js';
+import { buildHistoryDb } from './reporting.js';
+
+type Figures = Record<string, unknown>;
+
+const CLI = fileURLToPath(new URL('../cli/main.js', import.meta.url));
+const ATTRIBUTION = 'Restored by wbsync — originally by {author} at {createdAt}.';
+
+/** A full pass of the large seed (`modules` modules of 500 records) into a new database. */
+async function seededDb(path: string, modules: number): Promise<void> {
+  const emu = await startEmulatorChild(['--seed', 'large', '--modules', String(modules), '--latency-ms', '0']);
+  try {
+    await buildHistoryDb(emu.baseUrl, emu.apiKey, path, 0, () => undefined);
+  } finally {
+    await emu.stop();
+  }
+}
+
+/** `wbsync export --out` of the latest snapshot, in its own process: the baseline's first half. */
+function exportMs(db: string, dir: string): number {
+  const t0 = performance.now();
+  execFileSync(process.execPath, [CLI, 'export', '--db', db, '--out', join(dir, `export-${Date.now()}.db`), '--log-level', 'silent'], { encoding: 'utf8', env: { ...process.env, WBSYNC_LOG_LEVEL: 'silent' } });
+  return Math.round(performance.now() - t0);
+}
+
+async function drillOnce(db: string, dir: string): Promise<Figures> {
+  const exportWallMs = exportMs(db, dir);
+  const out = await runDrillInChild({ db, dialect: 'observed', attribution: ATTRIBUTION, http: { concurrency: 8, timeoutMs: 30_000, retries: 5 }, tmpRoot: dir });
+  if (!out.ok) throw new Error(`bench: the drill could not run: ${out.message}`);
+  const r = out.report;
+  const baselineMs = exportWallMs + r.phases.restoreMs;
+  const sum = (k: 'compared' | 'equal' | 'differing' | 'notRestorable'): number => r.workspaces.reduce((n, w) => n + Object.values(w.entities).reduce((m, t) => m + t[k], 0), 0);
+  return {
+    ok: r.ok,
+    entities: { compared: sum('compared'), equal: sum('equal'), differing: sum('differing'), notRestorable: sum('notRestorable') },
+    requests: r.workspaces.reduce((n, w) => n + w.requests, 0),
+    wallMs: out.wallMs,
+    phases: r.phases,
+    peakRssMb: Math.round(out.maxRssKb / 1024),
+    exportWallMs,
+    baselineMs,
+    overBaseline: Number((out.wallMs / baselineMs).toFixed(2)),
+  };
+}
+
+export async function drillFigures(): Promise<Figures> {
+  const modules = Number(process.env.BENCH_DRILL_MODULES ?? 20);
+  const dir = mkdtempSync(join(tmpdir(), 'wbsync-drill-bench-'));
+  try {
+    const large = process.env.BENCH_DRILL_DB ?? join(dir, 'large.db');
+    if (!existsSync(large)) {
+      process.stderr.write(`bench: drill: a full pass of the large seed (${modules} modules)...\n`);
+      await seededDb(large, modules);
+    }
+    process.stderr.write('bench: drill: export, then the drill of the large seed...\n');
+    const full = await drillOnce(large, dir);
+    const half = Math.max(1, Math.floor(modules / 2));
+    process.stderr.write(`bench: drill: the same at half the size (${half} modules)...\n`);
+    const halfDb = join(dir, 'half.db');
+    await seededDb(halfDb, half);
+    const halved = await drillOnce(halfDb, dir);
+    return {
+      modules,
+      large: full,
+      half: { modules: half, ...halved },
+      rssGrowthLargeOverHalf: Number(((full.peakRssMb as number) / (halved.peakRssMb as number)).toFixed(2)),
+      targetOverBaseline: 2,
+      meetsTarget: (full.overBaseline as number) <= 2,
+    };
+  } finally {
+    rmSync(dir, { recursive: true, force: true });
+  }
+}

@@ -1,0 +1,197 @@
+// A restore drill: snapshot N copied out of the database (one read transaction, then the source is
+// closed), every selected workspace restored from the copy into a scratch service, the scratch
+// service crawled by the normal sync code into a scratch database, and the two compared modulo ids.
+// Its files live in a 0700 temporary folder removed afterwards, failure or not; the configured
+// service is never contacted.
+
+import fs from 'node:fs';
+import os from 'node:os';
+import path from 'node:path';
+import type { Logger } from '../config/logger.js';
+import { isWbsyncError } from '../domain/errors.js';
+import type { Dialect } from '../emulator/types.js';
+import { idMapOf } from '../restore/journal.js';
+import { refuse } from '../restore/restore-module.js';
+import { restoreWorkspace, type RestoreWorkspaceResult } from '../restore/restore-workspace.js';
+import { treeFromState } from '../restore/tree.js';
+import { openStore } from '../store/index.js';
+import type { StateReader, Store } from '../store/port.js';
+import { runPass } from '../sync/pass.js';
+import { compareWorkspace, NOT_RESTORABLE_FIELDS, type DrillSide, type WorkspaceComparison } from './compare.js';
+import { startScratchEmulator, stagingService, type HttpSettings, type ScratchService } from './scratch-service.js';
+
+export interface DrillOptions {
+  /** The snapshot database (opened read-only, only to copy snapshot N out). */
+  db: string;
+  snapshotId?: number;
+  /** Only these workspaces (default: every workspace of the snapshot). */
+  workspaceIds?: string[];
+  dialect: Dialect;
+  /** Restore into this staging service instead of the bundled emulator. */
+  target?: { baseUrl: string; apiKey: string };
+  attribution: string;
+  http: HttpSettings;
+  /** Where the temporary folder goes (default: the system's). */
+  tmpRoot?: string;
+  logger: Logger;
+  signal?: AbortSignal;
+  /** Tests: the scratch service once it runs (its request log, its fault injection). */
+  onScratch?: (s: ScratchService) => void;
+}
+
+export interface WorkspaceDrill extends WorkspaceComparison {
+  /** The id the restore gave it on the scratch service. */
+  restoredId: string | null;
+  requests: number;
+  /** Why the restore or the read-back stopped short, when it did. */
+  error?: string;
+}
+
+export interface DrillReport {
+  ok: boolean;
+  snapshot: number;
+  /** 'the bundled emulator (observed dialect)' or the staging URL. */
+  service: string;
+  startedAt: string;
+  durationMs: number;
+  workspaces: WorkspaceDrill[];
+  /** Where the time went: copying the snapshot out, restoring, reading back, comparing. */
+  phases: { copyMs: number; restoreMs: number; readBackMs: number; compareMs: number };
+  /** Fields no restore carries over, never compared. */
+  notRestorableFields: string[];
+}
+
+function sideOf(state: StateReader, workspaceId: string): DrillSide | null {
+  const workspace = state.workspaces().find((w) => w.id === workspaceId);
+  if (!workspace) return null;
+  return {
+    workspace,
+    members: state.members(workspaceId),
+    workspaceAutomations: state.workspaceAutomations(workspaceId),
+    modules: state.modules(workspaceId),
+    tree: (moduleId) => treeFromState(state, moduleId),
+  };
+}
+
+const messageOf = (e: unknown): string => (isWbsyncError(e) || e instanceof Error ? e.message : String(e));
+
+/** Copies snapshot N out of the database, read-only: the only time the drill touches it. */
+async function copySnapshot(db: string, asked: number | undefined, to: string): Promise<number> {
+  if (!fs.existsSync(db)) throw refuse(`no database at ${db}`, "run 'wbsync sync' first, or point --db at the snapshot database");
+  const source = openStore(db, { readonly: true });
+  try {
+    const n = asked ?? source.latestCompleteSnapshot();
+    if (n === null) throw refuse('no complete snapshot to drill', "run 'wbsync sync' first");
+    const status = source.listSnapshots().find((s) => s.id === n)?.status;
+    if (status !== 'complete') throw refuse(`snapshot ${n} ${status ? `is ${status}` : 'does not exist'}; only a complete snapshot can be drilled`, "pick one from 'wbsync snapshots'");
+    await source.exportTo(to, n);
+    return n;
+  } finally {
+    source.close();
+  }
+}
+
+export async function runDrill(opts: DrillOptions): Promise<DrillReport> {
+  const started = Date.now();
+  const dir = fs.mkdtempSync(path.join(opts.tmpRoot ?? os.tmpdir(), 'wbsync-drill-'));
+  fs.chmodSync(dir, 0o700);
+  let copy: Store | undefined;
+  let scratch: Store | undefined;
+  let service: ScratchService | undefined;
+  try {
+    const snapshot = await copySnapshot(opts.db, opts.snapshotId, path.join(dir, 'snapshot.db'));
+    const copied = Date.now();
+    copy = openStore(path.join(dir, 'snapshot.db'));
+    const state = copy.stateAt(snapshot)!;
+    const all = state.workspaces().map((w) => w.id);
+    const ids = opts.workspaceIds?.length ? [...new Set(opts.workspaceIds)] : all;
+    const missing = ids.filter((id) => !all.includes(id));
+    if (missing.length) throw refuse(`snapshot ${snapshot} does not hold workspace ${missing.join(', ')}`, `workspaces in it: ${all.join(', ') || 'none'}`);
+    if (!ids.length) throw refuse(`snapshot ${snapshot} holds no workspace to drill`, "check workspaces.include / .exclude and run 'wbsync sync'");
+
+    const sources = ids.map((id) => sideOf(state, id)!);
+    service = opts.target ? stagingService(opts.target, opts.http, opts.logger) : await startScratchEmulator(sources.flatMap((s) => s.members), opts.dialect, opts.http, opts.logger);
+    opts.onScratch?.(service);
+    const stamp = new Date(started).toISOString().slice(0, 19).replace(/[-:T]/g, '');
+
+    const restores = new Map<string, { result?: RestoreWorkspaceResult; error?: string; requests: number }>();
+    for (const side of sources) {
+      const before = service.client.stats().requests;
+      try {
+        const result = await restoreWorkspace(
+          { client: service.client, store: copy, logger: opts.logger },
+          {
+            workspaceId: side.workspace.id,
+            snapshotId: snapshot,
+            userMap: service.userMap,
+            attribution: opts.attribution,
+            // a staging service may hold the name already (an earlier drill): a name of its own
+            ...(opts.target ? { newName: `${side.workspace.name} (wbsync drill ${stamp})` } : {}),
+            settleMs: opts.target ? 250 : 5,
+            ...(opts.signal ? { signal: opts.signal } : {}),
+          },
+        );
+        restores.set(side.workspace.id, { result, requests: service.client.stats().requests - before });
+      } catch (e) {
+        if (opts.signal?.aborted) throw e;
+        restores.set(side.workspace.id, { error: `restore failed: ${messageOf(e)}`, requests: service.client.stats().requests - before });
+      }
+    }
+    await service.settle();
+    const restored = Date.now();
+
+    const restoredIds = [...restores.values()].map((r) => r.result?.workspaceId).filter((id): id is string => !!id);
+    let readBack: StateReader | null = null;
+    let readError: string | undefined;
+    if (restoredIds.length) {
+      scratch = openStore(path.join(dir, 'read-back.db'));
+      try {
+        const pass = await runPass({ client: service.client, store: scratch, logger: opts.logger }, { full: true, workspaceIds: restoredIds, ...(opts.signal ? { signal: opts.signal } : {}) });
+        readBack = scratch.stateAt(pass.snapshot);
+        if (pass.failures.length) readError = `read-back incomplete: ${pass.failures.map((f) => `${f.moduleName ?? f.moduleId ?? f.workspaceId}: ${f.reason}`).join('; ')}`;
+      } catch (e) {
+        if (opts.signal?.aborted) throw e;
+        readError = `read-back failed: ${messageOf(e)}`;
+      }
+    }
+
+    // the scratch service's world is the largest thing held: gone before the compare
+    const { describe: serviceName, userMap } = service;
+    await service.stop();
+    service = undefined;
+    const readBackDone = Date.now();
+    const workspaces: WorkspaceDrill[] = sources.map((source) => {
+      const r = restores.get(source.workspace.id)!;
+      const restoredId = r.result?.workspaceId ?? null;
+      const restored = restoredId && readBack ? sideOf(readBack, restoredId) : null;
+      const comparison = compareWorkspace({
+        source,
+        restored,
+        idMap: r.result?.runId ? idMapOf(copy!.db, r.result.runId) : new Map(),
+        userMap,
+        // the result lists the plan's limits first, then the run's refusals
+        planned: r.result ? r.result.notRestored.slice(0, r.result.notRestored.length - r.result.refused) : [],
+        refused: r.result ? r.result.notRestored.slice(r.result.notRestored.length - r.result.refused) : [],
+        attribution: opts.attribution,
+        renamed: opts.target !== undefined,
+      });
+      const error = r.error ?? (restoredId ? readError : undefined);
+      return { ...comparison, ok: comparison.ok && !error, restoredId, requests: r.requests, ...(error ? { error } : {}) };
+    });
+    return {
+      ok: workspaces.every((w) => w.ok),
+      snapshot,
+      service: serviceName,
+      startedAt: new Date(started).toISOString(),
+      durationMs: Date.now() - started,
+      workspaces,
+      phases: { copyMs: copied - started, restoreMs: restored - copied, readBackMs: readBackDone - restored, compareMs: Date.now() - readBackDone },
+      notRestorableFields: NOT_RESTORABLE_FIELDS,
+    };
+  } finally {
+    await service?.stop().catch(() => undefined);
+    scratch?.close();
+    copy?.close();
+    fs.rmSync(dir, { recursive: true, force: true });
+  }
+}
