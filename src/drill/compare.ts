@@ -108,7 +108,6 @@ export function compareWorkspace(input: CompareInput): WorkspaceComparison {
   const mapUser = (id: string): string => input.userMap.get(id) ?? id;
   const idMap = new Map([...input.idMap, ...input.userMap]);
 
-  const lastLine = lastParagraphPattern(input.attribution);
   const members = source.members.filter((m) => m.status !== 'removed');
   const count = (e: DrillEntity, n: number): void => void (tally[e].compared += n);
   count('workspace', 1);
@@ -224,7 +223,7 @@ export function compareWorkspace(input: CompareInput): WorkspaceComparison {
       }
     }
     const visible: ModuleTree = { ...tree, records: tree.records.filter((r) => !hidden.has(r.id)), cells: tree.cells.filter((c) => !hidden.has(c.recordId)), amendments: tree.amendments.filter((x) => !hidden.has(x.recordId)) };
-    const d = diffModuleTrees(visible, { ...mine, amendments: mine.amendments.map((x) => ({ ...x, message: stripAttribution(x.message, lastLine) })) }, { matchBy: 'shape', idMap, acrossRestore: true, attribution: '' });
+    const d = diffModuleTrees(visible, mine, { matchBy: 'shape', idMap, acrossRestore: true, attribution: input.attribution });
     for (const e of d.entries) classify(e, tree.module.name);
     // what lay under a hidden record was not read back either: counted as not restorable with it
     for (const c of tree.cells) if (hidden.has(c.recordId)) tally.cell.notRestorable++;
@@ -235,25 +234,6 @@ export function compareWorkspace(input: CompareInput): WorkspaceComparison {
 }
 
 /** The attribution line as a whole-paragraph pattern ({author} and {createdAt} match anything). */
-function lastParagraphPattern(template: string): RegExp | null {
-  if (!template) return null;
-  const body = template
-    .split(/(\{author\}|\{createdAt\})/)
-    .map((part) => (part === '{author}' || part === '{createdAt}' ? '.*?' : part.replace(/[.*+?^${}()|[\]\\]/g, '\\$&')))
-    .join('');
-  return new RegExp(`^${body}$`, 's');
-}
-
-/** Removes the line this restore appended, and only that one: a note restored before already
- * carries an earlier restore's line, which is part of what the snapshot holds. */
-export function stripAttribution(message: string, line: RegExp | null): string {
-  if (!line) return message;
-  const cut = message.lastIndexOf('\n\n');
-  const tail = cut >= 0 ? message.slice(cut + 2) : message;
-  if (!line.test(tail)) return message;
-  return cut >= 0 ? message.slice(0, cut) : '';
-}
-
 /** Records archived in the snapshot (and what hangs under them) that the read-back cannot list. */
 function archivedUnlisted(a: ModuleTree, b: ModuleTree, idMap: ReadonlyMap<string, string>): Set<string> {
   const listed = new Set(b.records.map((r) => r.id));

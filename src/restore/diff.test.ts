@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { attributionPattern, diffModuleTrees } from './diff.js';
+import { attributionPattern, diffModuleTrees, stripAttribution } from './diff.js';
 import { sampleTree } from './fixtures.test-helpers.js';
 import type { ModuleTree } from './tree.js';
 
@@ -65,10 +65,15 @@ describe('diffModuleTrees', () => {
     expect(d.notes[0]).toContain('archived');
   });
 
-  it('attributionPattern strips only the appended line', () => {
-    const p = attributionPattern('by {author} at {createdAt}.')!;
-    expect('hello\n\nby Ada at 2026.'.replace(p, '')).toBe('hello');
-    expect('by Ada at 2026.'.replace(p, '')).toBe('');
-    expect('hello by Ada at 2026.'.replace(p, '')).toBe('hello by Ada at 2026.');
+  it('stripAttribution strips only the appended line', () => {
+    const p = attributionPattern('by {author} at {createdAt}.');
+    expect(stripAttribution('hello\n\nby Ada at 2026.', p)).toBe('hello');
+    expect(stripAttribution('by Ada at 2026.', p)).toBe('');
+    expect(stripAttribution('hello by Ada at 2026.', p)).toBe('hello by Ada at 2026.');
+  });
+
+  it('stripAttribution keeps an earlier restore\'s line (a note restored twice)', () => {
+    const p = attributionPattern('by {author} at {createdAt}.');
+    expect(stripAttribution('hello\n\nby Ada at 2026.\n\nby Bob at 2027.', p)).toBe('hello\n\nby Ada at 2026.');
   });
 });

@@ -78,14 +78,25 @@ function escapeRe(s: string): string {
   return s.replace(/[.*+?^${}()|[\]\\]/g, '\\$&');
 }
 
-/** The suffix a restore appends to an amendment, as a pattern (placeholders match anything). */
+/** The line a restore appends to an amendment, as a pattern of one whole paragraph (placeholders
+ * match anything). */
 export function attributionPattern(template: string): RegExp | null {
   if (!template) return null;
   const body = template
     .split(/(\{author\}|\{createdAt\})/)
     .map((part) => (part === '{author}' || part === '{createdAt}' ? '.*?' : escapeRe(part)))
     .join('');
-  return new RegExp(`(?:^|\\n\\n)${body}$`, 's');
+  return new RegExp(`^${body}$`, 's');
+}
+
+/** Removes the attribution paragraph the last restore appended, and only that one: a note restored
+ * before already carries an earlier restore's line, which is part of what the snapshot holds. */
+export function stripAttribution(message: string, line: RegExp | null): string {
+  if (!line) return message;
+  const cut = message.lastIndexOf('\n\n');
+  const tail = cut >= 0 ? message.slice(cut + 2) : message;
+  if (!line.test(tail)) return message;
+  return cut >= 0 ? message.slice(0, cut) : '';
 }
 
 function fieldsOf<T>(x: T, keys: (keyof T)[]): Record<string, unknown> {
@@ -213,7 +224,7 @@ export function diffModuleTrees(a: ModuleTree, b: ModuleTree, opts: DiffOptions)
     b.amendments.map((x) => ({ id: x.id, label: noteLabel(x, b.amendments), item: x })),
     idKey,
     (x, side) => {
-      const message = side === 'b' && strip ? x.message.replace(strip, '') : x.message;
+      const message = side === 'b' && strip ? stripAttribution(x.message, strip) : x.message;
       const f: Record<string, unknown> = { parentId: side === 'a' ? tid(x.parentId) : x.parentId, message, edited: x.edited, isDeleted: x.isDeleted };
       if (!opts.acrossRestore) Object.assign(f, { userId: x.userId, createdAt: x.createdAt });
       return f;
