@@ -1,0 +1,71 @@
+// What changed between two snapshots, per module: entities added, removed and changed field by
+// field (before → after), from the same pure comparison `wbsync diff --against M` uses. Only
+// modules with versions written or closed in between are read.
+
+import { canon, diffModuleTrees, type EntityDiff } from '../../restore/diff.js';
+import { treeFromState } from '../../restore/tree.js';
+import { type ConsoleEnv, type Reply, when } from '../env.js';
+import { clip, html, type Html } from '../html.js';
+import { page } from '../layout.js';
+import { BadRequest, NotFound, intParam } from '../params.js';
+
+const MAX_MODULES = 25;
+const MAX_ENTRIES = 300;
+
+function value(v: unknown): string {
+  if (v === null || v === undefined) return 'empty';
+  return clip(typeof v === 'string' ? v : canon(v), 200);
+}
+
+export function entryRow(e: EntityDiff, href?: string): Html {
+  const label = href ? html`<a href="${href}">${clip(e.label, 140)}</a>` : clip(e.label, 140);
+  const badge = html`<span class="pill ${e.change === 'added' ? 'ok' : e.change === 'removed' ? 'bad' : 'info'}">${e.change}</span>`;
+  return html`<tr><td>${badge}</td><td>${e.entity}</td><td class="text">${label}</td><td>${
+    e.fields?.length
+      ? e.fields.map((f) => html`<div><span class="muted">${f.field}:</span> <span class="before">${value(f.before)}</span> → <span class="after">${value(f.after)}</span></div>`)
+      : ''
+  }</td></tr>`;
+}
+
+export function changesPage(env: ConsoleEnv, q: URLSearchParams): Reply {
+  let from = intParam(q, 'from', 1, Number.MAX_SAFE_INTEGER);
+  let to = intParam(q, 'to', 1, Number.MAX_SAFE_INTEGER);
+  if (from === undefined || to === undefined) throw new BadRequest('give two snapshots: ?from=N&to=M');
+  if (from > to) [from, to] = [to, from];
+  const a = env.store.getSnapshot(from);
+  const b = env.store.getSnapshot(to);
+  for (const [s, id] of [[a, from], [b, to]] as const) if (!s || s.status !== 'complete') throw new NotFound(`no complete snapshot ${id}`);
+  const sa = env.store.stateAt(from)!;
+  const sb = env.store.stateAt(to)!;
+  const changed = from === to ? [] : env.reads.changedModules(from, to);
+  const sections: Html[] = [];
+  let total = 0;
+  for (const c of changed.slice(0, MAX_MODULES)) {
+    const ta = treeFromState(sa, c.moduleId);
+    const tb = treeFromState(sb, c.moduleId);
+    const name = tb?.module.name ?? ta?.module.name ?? c.moduleId;
+    let entries: EntityDiff[];
+    if (!ta && !tb) continue;
+    if (!ta) entries = [{ entity: 'module', change: 'added', id: c.moduleId, label: name }];
+    else if (!tb) entries = [{ entity: 'module', change: 'removed', id: c.moduleId, label: name }];
+    else entries = diffModuleTrees(ta, tb, { matchBy: 'id' }).entries;
+    if (!entries.length) continue;
+    total += entries.length;
+    const recordHref = (e: EntityDiff): string | undefined =>
+      e.entity === 'record' ? `${env.base}/record/${encodeURIComponent(e.id)}?snapshot=${e.change === 'removed' ? from : to}` : e.entity === 'module' ? `${env.base}/module/${encodeURIComponent(e.id)}?snapshot=${e.change === 'removed' ? from : to}` : undefined;
+    const added = entries.filter((e) => e.change === 'added').length;
+    const removed = entries.filter((e) => e.change === 'removed').length;
+    sections.push(html`<div class="card"><h2><a href="${env.base}/module/${encodeURIComponent(c.moduleId)}?snapshot=${tb ? to : from}">${clip(name, 140)}</a></h2>
+      <p class="sub"><span class="added">${added} added</span> · <span class="removed">${removed} removed</span> · ${entries.length - added - removed} changed
+        · <a href="${env.base}/recover?module=${encodeURIComponent(c.moduleId)}&amp;snapshot=${ta ? from : to}">recover as of #${ta ? from : to}</a></p>
+      <div class="scroll"><table><tr><th>change</th><th>what</th><th>name</th><th>fields (before → after)</th></tr>
+      ${entries.slice(0, MAX_ENTRIES).map((e) => entryRow(e, recordHref(e)))}</table></div>
+      ${entries.length > MAX_ENTRIES ? html`<p class="muted">… and ${entries.length - MAX_ENTRIES} more: <span class="mono">wbsync diff --snapshot ${from} --against ${to} --module ${c.moduleId}</span></p>` : ''}</div>`);
+  }
+  const body = html`<div class="crumbs"><a href="${env.base}/snapshots">Snapshots</a> ›</div>
+  <h1>What changed from #${from} to #${to}</h1>
+  <p class="sub">${when(a!.finishedAt)} → ${when(b!.finishedAt)} · ${total} differences in ${sections.length} modules${changed.length > MAX_MODULES ? ` (the ${MAX_MODULES} most changed of ${changed.length} shown)` : ''}
+   · the same comparison on the command line: <span class="mono">wbsync diff --snapshot ${from} --against ${to}</span></p>
+  ${sections.length ? sections : html`<div class="card"><p class="muted">Nothing changed in any module between these snapshots.</p></div>`}`;
+  return { status: 200, body: page({ base: env.base, title: `Changes #${from} → #${to}`, section: 'snapshots', body }) };
+}
