@@ -53,13 +53,15 @@ export class ConsoleReads {
   }
 
   /** Top-level records of a module (or one collection of it) as of snapshot n, in board order. */
-  recordPage(moduleId: string, n: number, opts: { collectionId?: string; offset: number; limit: number }): { records: BoardRecord[]; total: number } {
+  recordPage(moduleId: string, n: number, opts: { collectionId?: string; collectionOrder?: readonly string[]; offset: number; limit: number }): { records: BoardRecord[]; total: number } {
     const spec = SPECS.record;
     const where = `r.module_id = @m AND r.parent_record_id IS NULL AND ${AT('r')}${opts.collectionId ? ' AND r.collection_id = @c' : ''}`;
-    const p = { m: moduleId, n, c: opts.collectionId ?? null, limit: opts.limit, offset: opts.offset };
+    // collections in board order (a JSON array of ids), then position within each
+    const p = { m: moduleId, n, c: opts.collectionId ?? null, limit: opts.limit, offset: opts.offset, order: JSON.stringify(opts.collectionOrder ?? []) };
     const total = this.stmt(`SELECT count(*) FROM record_versions r WHERE ${where}`).pluck().get(p) as number;
     const rows = this.stmt(`SELECT ${colList(spec)} FROM record_versions r WHERE ${where}
-       ORDER BY r.collection_id, r.position IS NULL, r.position, r.id LIMIT @limit OFFSET @offset`).raw(true).all(p) as unknown[][];
+       ORDER BY coalesce((SELECT o.key FROM json_each(@order) o WHERE o.value = r.collection_id), 1e9), r.collection_id, r.position IS NULL, r.position, r.id
+       LIMIT @limit OFFSET @offset`).raw(true).all(p) as unknown[][];
     return { records: rows.map((r) => fromRow<BoardRecord>(spec, r)), total };
   }
 

@@ -70,7 +70,7 @@ function loginPage(base: string, wrong: boolean): Html {
     bare: true,
     body: html`<div class="card login"><h1>Sign in</h1><p class="sub">This console needs the token in <span class="mono">ui.tokenFile</span>. Scripts can send it as <span class="mono">Authorization: Bearer …</span> instead.</p>
       ${wrong ? html`<p class="notice bad">That token is not the one configured.</p>` : ''}
-      <form method="post" action="${base}/login"><p><input type="password" name="token" autocomplete="current-password" aria-label="token" style="width:100%"></p><button type="submit">Sign in</button></form></div>`,
+      <form method="post" action="${base}/login"><p><input type="password" name="token" autocomplete="current-password" aria-label="token"></p><button type="submit">Sign in</button></form></div>`,
   });
 }
 

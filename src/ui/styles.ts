@@ -32,10 +32,13 @@ table { border-collapse:collapse; width:100%; }
 th, td { text-align:left; padding:7px 10px; border-bottom:1px solid var(--line); vertical-align:top; }
 th { font-size:12px; color:var(--muted); font-weight:600; text-transform:uppercase; letter-spacing:.4px; background:#fafbfc; }
 td.num, th.num { text-align:right; font-variant-numeric: tabular-nums; }
-td .cell { max-width:340px; overflow-wrap:anywhere; }
+td .cell { max-width:340px; min-width:60px; }
 .scroll { overflow-x:auto; }
 .muted { color:var(--muted); } .mono { font-family: ui-monospace, "SFMono-Regular", Menlo, monospace; font-size:12.5px; }
-.text { overflow-wrap:anywhere; white-space:pre-wrap; unicode-bidi:plaintext; }
+.text { overflow-wrap:break-word; white-space:pre-wrap; unicode-bidi:plaintext; }
+h1.text { overflow-wrap:anywhere; }
+th.field { width:28%; }
+.login input[type=password] { width:100%; max-width:none; }
 .added { color:var(--add); } .removed { color:var(--del); }
 .before { background:var(--badbg); color:var(--bad); padding:0 4px; border-radius:4px; overflow-wrap:anywhere; }
 .after { background:var(--okbg); color:var(--ok); padding:0 4px; border-radius:4px; overflow-wrap:anywhere; }

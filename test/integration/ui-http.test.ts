@@ -51,6 +51,7 @@ describe.each(['spec', 'observed'] as Dialect[])('web console over HTTP (%s dial
       expect(r.headers.get('x-content-type-options'), p).toBe('nosniff');
       expect(r.headers.get('referrer-policy'), p).toBe('no-referrer');
       expect(r.text, p).not.toMatch(/<script/i);
+      expect(r.text, p).not.toMatch(/ style=/); // the CSP would block inline styles
     }
     const css = await get(`${c.url}/static/console.css`);
     expect(css.status).toBe(200);

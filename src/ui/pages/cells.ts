@@ -1,9 +1,16 @@
 // How a cell's value reads on a page: strings as they are, JSON values compact, long ones clipped.
 import type { Cell, Column } from '../../domain/entities.js';
+import type { StateReader } from '../../store/port.js';
 import { clip, html, type Html } from '../html.js';
 
-export function cellText(value: string | null, max = 80): string {
+/** Display names of a workspace's members by user id (people cells hold ids). */
+export function peopleOf(state: StateReader, workspaceId: string): ReadonlyMap<string, string> {
+  return new Map(state.members(workspaceId).map((m) => [m.userId, [m.firstName, m.lastName].filter(Boolean).join(' ') || m.email || m.userId]));
+}
+
+export function cellText(value: string | null, max = 80, people?: ReadonlyMap<string, string>): string {
   if (value === null) return '';
+  if (people?.size) value = value.replace(/\b[0-9a-f]{24}\b/g, (id) => people.get(id) ?? id);
   let shown = value;
   if (/^[[{]/.test(value)) {
     try {
@@ -29,6 +36,6 @@ export function cellsByColumn(cells: readonly Cell[]): Map<string, Map<string, C
   return out;
 }
 
-export function cellTd(columns: readonly Column[], byColumn: Map<string, Cell> | undefined): Html[] {
-  return columns.map((col) => html`<td><div class="cell text">${cellText(byColumn?.get(col.id)?.value ?? null)}</div></td>`);
+export function cellTd(columns: readonly Column[], byColumn: Map<string, Cell> | undefined, people?: ReadonlyMap<string, string>): Html[] {
+  return columns.map((col) => html`<td><div class="cell text">${cellText(byColumn?.get(col.id)?.value ?? null, 80, people)}</div></td>`);
 }

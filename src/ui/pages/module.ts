@@ -5,7 +5,7 @@ import { snapshotOf, snapshotPicker, type ConsoleEnv, type Reply } from '../env.
 import { clip, html, query } from '../html.js';
 import { page } from '../layout.js';
 import { NotFound, idParam, intParam, optionalId } from '../params.js';
-import { cellTd, cellsByColumn } from './cells.js';
+import { cellTd, cellsByColumn, peopleOf } from './cells.js';
 
 export const PAGE_SIZE = 50;
 const MAX_PAGE = 100_000;
@@ -32,10 +32,11 @@ export function modulePage(env: ConsoleEnv, rawId: string, q: URLSearchParams): 
   if (collectionId !== undefined && !collections.some((c) => c.id === collectionId)) throw new NotFound(`no collection ${collectionId} in this module`);
   const columns = state.columns(id, 'record').filter((c) => !c.isHidden);
   const shown = columns.slice(0, SHOWN_COLUMNS);
-  const { records, total } = env.reads.recordPage(id, n, { collectionId, offset: (pageNo - 1) * PAGE_SIZE, limit: PAGE_SIZE });
+  const { records, total } = env.reads.recordPage(id, n, { collectionId, collectionOrder: collections.map((c) => c.id), offset: (pageNo - 1) * PAGE_SIZE, limit: PAGE_SIZE });
   const pages = Math.max(1, Math.ceil(total / PAGE_SIZE));
   if (pageNo > pages) throw new NotFound(`page ${pageNo} (this list has ${pages})`);
   const cells = cellsByColumn(env.reads.cellsOf(records.map((r) => r.id), n));
+  const people = peopleOf(state, mod.workspaceId);
   const collectionName = new Map(collections.map((c) => [c.id, c.name]));
   const link = (p: number) => `${env.base}/module/${encodeURIComponent(id)}${query({ snapshot: n, collection: collectionId, page: p })}`;
 
@@ -50,7 +51,7 @@ export function modulePage(env: ConsoleEnv, rawId: string, q: URLSearchParams): 
   <div class="scroll"><table><tr><th>record</th>${collectionId ? '' : html`<th>collection</th>`}${shown.map((c) => html`<th>${clip(c.name, 40)}</th>`)}<th class="num">sub</th><th class="num">notes</th></tr>
   ${records.map(
     (r) => html`<tr><td class="text"><a href="${env.base}/record/${encodeURIComponent(r.id)}?snapshot=${n}">${clip(r.name, 100)}</a>${r.isArchived ? html` <span class="pill warn">archived</span>` : ''}${r.isCompleted ? html` <span class="pill ok">done</span>` : ''}</td>
-      ${collectionId ? '' : html`<td class="text">${clip(collectionName.get(r.collectionId ?? '') ?? '—', 40)}</td>`}${cellTd(shown, cells.get(r.id))}<td class="num">${r.subRecordCount || ''}</td><td class="num">${r.amendmentCount || ''}</td></tr>`,
+      ${collectionId ? '' : html`<td class="text">${clip(collectionName.get(r.collectionId ?? '') ?? '—', 40)}</td>`}${cellTd(shown, cells.get(r.id), people)}<td class="num">${r.subRecordCount || ''}</td><td class="num">${r.amendmentCount || ''}</td></tr>`,
   )}</table></div>
   <div class="pager">${pageNo > 1 ? html`<a href="${link(1)}">« first</a><a href="${link(pageNo - 1)}">‹ previous</a>` : ''}<span class="cur">page ${pageNo} / ${pages}</span>${pageNo < pages ? html`<a href="${link(pageNo + 1)}">next ›</a><a href="${link(pages)}">last »</a>` : ''}</div></div>`;
   return { status: 200, body: page({ base: env.base, title: mod.name.slice(0, 80), section: 'browse', body, snapshot: n }) };

@@ -5,7 +5,7 @@ import { snapshotOf, snapshotPicker, when, type ConsoleEnv, type Reply } from '.
 import { clip, html, type Html } from '../html.js';
 import { page } from '../layout.js';
 import { NotFound, idParam } from '../params.js';
-import { cellTd, cellText, cellsByColumn } from './cells.js';
+import { cellTd, cellText, cellsByColumn, peopleOf } from './cells.js';
 
 function thread(notes: Amendment[], author: (id: string | null) => string): Html {
   const replies = new Map<string, Amendment[]>();
@@ -39,7 +39,7 @@ export function recordPage(env: ConsoleEnv, rawId: string, q: URLSearchParams): 
   const subs = env.reads.subRecords(rec.id, n);
   const subCells = cellsByColumn(env.reads.cellsOf(subs.map((s) => s.id), n));
   const notes = env.reads.amendmentsOf(rec.id, n);
-  const people = new Map(state.members(rec.workspaceId).map((m) => [m.userId, [m.firstName, m.lastName].filter(Boolean).join(' ') || m.email || m.userId]));
+  const people = peopleOf(state, rec.workspaceId);
   const author = (u: string | null) => (u === null ? 'someone (account removed)' : (people.get(u) ?? u));
   const collection = rec.collectionId ? state.collections(rec.moduleId).find((c) => c.id === rec.collectionId) : undefined;
 
@@ -49,10 +49,10 @@ export function recordPage(env: ConsoleEnv, rawId: string, q: URLSearchParams): 
   <p class="sub">${parent ? 'sub-record' : 'record'} · ${collection ? html`collection ${clip(collection.name, 60)} · ` : ''}as of snapshot #${n} · created ${when(rec.createdAt)} · updated ${when(rec.updatedAt)}
     ${rec.isArchived ? html` · <span class="pill warn">archived</span>` : ''}${rec.isCompleted ? html` · <span class="pill ok">done</span>` : ''} · <span class="mono">${rec.id}</span></p>
   <div class="card">${snapshotPicker(env, `/record/${encodeURIComponent(id)}`, n)}</div>
-  <div class="card"><h2>Fields</h2><table>${columns.map((c) => html`<tr><th style="width:28%">${clip(c.name, 60)} <span class="muted">(${c.type})</span></th><td class="text">${cellText(cells?.get(c.id)?.value ?? null, 4000) || html`<span class="muted">empty</span>`}</td></tr>`)}</table></div>
+  <div class="card"><h2>Fields</h2><table>${columns.map((c) => html`<tr><th class="field">${clip(c.name, 60)} <span class="muted">(${c.type})</span></th><td class="text">${cellText(cells?.get(c.id)?.value ?? null, 4000, people) || html`<span class="muted">empty</span>`}</td></tr>`)}</table></div>
   ${subs.length
     ? html`<div class="card"><h2>Sub-records (${subs.length})</h2><div class="scroll"><table><tr><th>name</th>${subColumns.map((c) => html`<th>${clip(c.name, 40)}</th>`)}</tr>
-      ${subs.map((s) => html`<tr><td class="text"><a href="${env.base}/record/${encodeURIComponent(s.id)}?snapshot=${n}">${clip(s.name, 100)}</a></td>${cellTd(subColumns, subCells.get(s.id))}</tr>`)}</table></div></div>`
+      ${subs.map((s) => html`<tr><td class="text"><a href="${env.base}/record/${encodeURIComponent(s.id)}?snapshot=${n}">${clip(s.name, 100)}</a></td>${cellTd(subColumns, subCells.get(s.id), people)}</tr>`)}</table></div></div>`
     : ''}
   <div class="card"><h2>Amendments (${notes.length})</h2>${notes.length ? thread(notes, author) : html`<p class="muted">No amendment on this record.</p>`}</div>`;
   return { status: 200, body: page({ base: env.base, title: rec.name.slice(0, 80), section: 'browse', body, snapshot: n }) };
