@@ -7,7 +7,7 @@ import type { Config } from '../config/schema.js';
 import type { Logger } from '../config/logger.js';
 import { ConsoleReads } from '../store/console-reads.js';
 import { openStore } from '../store/index.js';
-import type { ConsoleEnv, LiveStatus, Reply } from './env.js';
+import type { ConsoleEnv, LiveStatus, Reply, ScheduleView } from './env.js';
 import { html, type Html } from './html.js';
 import { page } from './layout.js';
 import { BadRequest, NotFound } from './params.js';
@@ -30,6 +30,7 @@ export interface ConsoleOptions {
   logger: Logger;
   base?: string;
   now?: () => Date;
+  schedule: ScheduleView;
   live?: () => LiveStatus | null;
 }
 
@@ -93,7 +94,7 @@ function readForm(req: IncomingMessage, limit: number): Promise<URLSearchParams>
 export function createConsole(opts: ConsoleOptions): WebConsole {
   const base = opts.base ?? '/ui';
   const store = openStore(opts.dbPath, { readonly: true });
-  const env: ConsoleEnv = { base, store, reads: new ConsoleReads(store.db, store.path), config: opts.config, now: opts.now ?? (() => new Date()), live: opts.live };
+  const env: ConsoleEnv = { base, store, reads: new ConsoleReads(store.db, store.path), config: opts.config, now: opts.now ?? (() => new Date()), schedule: opts.schedule, live: opts.live };
   const { token, logger } = opts;
   const html200 = 'text/html; charset=utf-8';
 

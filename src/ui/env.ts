@@ -2,7 +2,6 @@
 // configuration, the clock and (under the daemon) its live health. Plus small shared helpers.
 
 import type { Config } from '../config/schema.js';
-import type { HealthBody } from '../daemon/health-state.js';
 import type { ConsoleReads } from '../store/console-reads.js';
 import type { SnapshotInfo, StateReader, Store } from '../store/port.js';
 import { html, type Html } from './html.js';
@@ -10,8 +9,16 @@ import { NotFound, intParam } from './params.js';
 
 /** What the daemon knows that the database does not: its health and the pass in flight. */
 export interface LiveStatus {
-  health: HealthBody;
-  nextPass: { kind: 'full' | 'incremental'; at: string } | null;
+  status: string;
+  reason: string | null;
+  running: { kind: string } | null;
+}
+
+/** The schedule, as the caller reads it (cron lives with the daemon). */
+export interface ScheduleView {
+  /** One incremental interval: a backup older than three is stale. */
+  intervalMs: number;
+  nextPass(): { kind: 'full' | 'incremental'; at: string } | null;
 }
 
 export interface ConsoleEnv {
@@ -21,6 +28,8 @@ export interface ConsoleEnv {
   reads: ConsoleReads;
   config: Config;
   now(): Date;
+  schedule: ScheduleView;
+  /** Set when the daemon serves the console. */
   live?: () => LiveStatus | null;
 }
 

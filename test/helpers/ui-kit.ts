@@ -8,6 +8,7 @@ import { join } from 'node:path';
 import { createLogger } from '../../src/config/logger.js';
 import { ConfigSchema, type Config } from '../../src/config/schema.js';
 import type { Dialect } from '../../src/emulator/types.js';
+import { scheduleView } from '../../src/daemon/console-schedule.js';
 import { createConsole, type WebConsole } from '../../src/ui/console.js';
 import { startConsoleServer, type ConsoleServer } from '../../src/ui/server.js';
 import { makeHarness, type Harness } from './harness.js';
@@ -73,7 +74,8 @@ export function consoleConfig(db: string, input: Record<string, unknown> = {}): 
 
 /** Serves the console over `dbPath` on 127.0.0.1 (a free port); `token` turns the token on. */
 export async function serveConsole(dbPath: string, token: string | null = null): Promise<ServedConsole> {
-  const ui = createConsole({ dbPath, config: consoleConfig(dbPath), token, logger: createLogger({ level: 'silent' }) });
+  const config = consoleConfig(dbPath);
+  const ui = createConsole({ dbPath, config, token, logger: createLogger({ level: 'silent' }), schedule: scheduleView(config) });
   const server = await startConsoleServer('127.0.0.1', 0, ui);
   return {
     url: server.url.replace(/\/$/, ''),

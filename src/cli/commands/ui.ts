@@ -1,6 +1,7 @@
 // `wbsync ui`: the read-only web console over a database, without a daemon (the daemon serves the
 // same pages under /ui/ on daemon.listen).
 
+import { scheduleView } from '../../daemon/console-schedule.js';
 import { parseListen } from '../../daemon/health-server.js';
 import { EXIT_CODES, WbsyncError } from '../../domain/errors.js';
 import { createConsole } from '../../ui/console.js';
@@ -38,7 +39,7 @@ export const uiCommand: Command = {
     checkListen(host, config.ui.tokenFile, '--listen');
     const token = config.ui.tokenFile === undefined ? null : readToken(config.ui.tokenFile);
     const logger = ctx.logger();
-    const ui = createConsole({ dbPath: config.db, config, token, logger });
+    const ui = createConsole({ dbPath: config.db, config, token, logger, schedule: scheduleView(config) });
     try {
       const server = await startConsoleServer(host, port, ui);
       try {

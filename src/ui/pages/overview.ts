@@ -1,7 +1,6 @@
 // Overview: is the backup healthy — last and next pass, freshness, alerts, held snapshots, the
 // database's size — and two pictures: what each pass changed and what it cost in requests.
 
-import { cronIntervalMs } from '../../daemon/cron-interval.js';
 import { activeHolds } from '../../retention/holds.js';
 import type { SnapshotInfo } from '../../store/port.js';
 import { barChart, lineChart, type PassPoint } from '../charts.js';
@@ -42,14 +41,15 @@ export function overviewPage(env: ConsoleEnv): Reply {
   const latestId = env.store.latestCompleteSnapshot();
   const latest = latestId === null ? null : (snaps.find((s) => s.id === latestId) ?? null);
   const live = env.live?.() ?? null;
-  const intervalMs = cronIntervalMs(env.config.schedule.incremental);
+  const intervalMs = env.schedule.intervalMs;
+  const nextPass = env.schedule.nextPass();
   const fresh = freshness(env, now);
 
   let health: Html;
   let healthNote: string;
   if (live) {
-    health = statusPill(live.health.status);
-    healthNote = live.health.reason ?? (live.health.running ? `a ${live.health.running.kind} pass is running` : 'reported by the daemon');
+    health = statusPill(live.status);
+    healthNote = live.reason ?? (live.running ? `a ${live.running.kind} pass is running` : 'reported by the daemon');
   } else if (!latest) {
     health = statusPill('no backup yet');
     healthNote = "run 'wbsync sync --full'";
@@ -59,11 +59,7 @@ export function overviewPage(env: ConsoleEnv): Reply {
     health = statusPill(bad ? 'unhealthy' : 'ok');
     healthNote = bad ?? 'from the database (no daemon in this process)';
   }
-  const next = live?.nextPass
-    ? html`${live.nextPass.kind} ${ago(live.nextPass.at, now)}`
-    : last
-      ? html`≈ ${ago(new Date(Date.parse(last.startedAt) + intervalMs).toISOString(), now)}`
-      : '—';
+  const next = nextPass ? html`${ago(nextPass.at, now)}` : '—';
   const holds = activeHolds(env.store.db, now);
   const alerts = env.reads.alertEpisodes();
 
@@ -75,7 +71,7 @@ export function overviewPage(env: ConsoleEnv): Reply {
   <div class="grid">
     ${stat('Health', health, healthNote)}
     ${stat('Last pass', last ? html`${statusPill(last.status)} <span>#${last.id}</span>` : '—', last ? `${last.kind}, ${ago(last.finishedAt ?? last.startedAt, now)} · ${requestsOf(last)} requests` : 'no pass yet')}
-    ${stat('Next pass', next, `schedule ${env.config.schedule.incremental} (incremental), ${env.config.schedule.full} (full)`)}
+    ${stat('Next pass', next, `${nextPass ? `${nextPass.kind}, ${when(nextPass.at)}${live ? '' : ' if the daemon runs'} · ` : ''}schedule ${env.config.schedule.incremental} (incremental), ${env.config.schedule.full} (full)`)}
     ${stat('Freshness', fresh.worst ? html`${statusPill(fresh.stale ? 'stale' : 'ok')} ${ago(fresh.worst.at, now)}` : '—', fresh.worst ? `least recently read in full: ${fresh.worst.label} (window ${env.config.freshness.maxStalenessMinutes} min)` : 'nothing read in full yet')}
     ${stat('Database size', bytes(env.reads.fileBytes()), latest ? `latest complete snapshot #${latest.id}` : 'no complete snapshot')}
   </div>
