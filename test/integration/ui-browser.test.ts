@@ -53,11 +53,13 @@ describe('web console in chromium', () => {
     if (profile) rmSync(profile, { recursive: true, force: true });
   });
 
+  const bodyText = (): Promise<string> => page.evaluate('document.body.innerText') as Promise<string>;
+
   async function visit(path: string, shot: string, base = open.url): Promise<string> {
     const res = await page.goto(`${base}${path}`, { waitUntil: 'load' });
     expect(res?.status(), path).toBeLessThan(500);
     await page.screenshot({ path: join(OUT, `${shot}.png`), fullPage: true });
-    return page.evaluate(() => document.body.innerText);
+    return bodyText();
   }
 
   it('overview: health, passes, database size and the two charts', async () => {
@@ -68,7 +70,7 @@ describe('web console in chromium', () => {
     expect(await page.$$eval('svg[aria-label="changes per pass"] rect.bar', (r) => r.length)).toBe(2);
     expect(await page.$$eval('svg[aria-label="requests per pass"] path.line', (r) => r.length)).toBe(1);
     // the stylesheet applied (served from the package, not a CDN)
-    expect(await page.$eval('header.top', (h) => getComputedStyle(h).backgroundColor)).toBe('rgb(29, 36, 51)');
+    expect(await page.evaluate(`getComputedStyle(document.querySelector('header.top')).backgroundColor`)).toBe('rgb(29, 36, 51)');
   });
 
   it('snapshots, and what changed between them', async () => {
@@ -77,7 +79,7 @@ describe('web console in chromium', () => {
     await page.click('form[action$="/changes"] button');
     await page.waitForSelector('h1');
     await page.screenshot({ path: join(OUT, '03-changes.png'), fullPage: true });
-    const diff = await page.evaluate(() => document.body.innerText);
+    const diff = await bodyText();
     expect(diff).toContain('What changed from #1 to #2');
     expect(diff).toMatch(/removed\s+module\s+Sales Pipeline/);
     expect(diff).toContain(`${db.renamedFrom} → ${RENAMED}`);
@@ -92,7 +94,7 @@ describe('web console in chromium', () => {
     await page.click(`a[href*="/module/${db.hiringModuleId}"]`);
     await page.waitForSelector('h1');
     await page.screenshot({ path: join(OUT, '05-module.png'), fullPage: true });
-    const mod = await page.evaluate(() => document.body.innerText);
+    const mod = await bodyText();
     expect(mod).toMatch(/\d+ top-level records · page 1 of 1/);
     expect((mod.match(/Rejected/g) ?? []).length).toBeGreaterThanOrEqual(db.overwritten);
     const old = await visit(`/module/${db.hiringModuleId}?snapshot=1`, '06-module-as-of-1');
@@ -106,7 +108,7 @@ describe('web console in chromium', () => {
     await visit('/', '08-search');
     await page.type('header input[type=search]', 'Rejected Renamed');
     await Promise.all([page.waitForNavigation(), page.keyboard.press('Enter')]);
-    const text = await page.evaluate(() => document.body.innerText);
+    const text = await bodyText();
     await page.screenshot({ path: join(OUT, '08-search.png'), fullPage: true });
     expect(text).toMatch(/matches for/);
     const text2 = await visit('/search?q=Renamed', '08-search');
@@ -122,7 +124,7 @@ describe('web console in chromium', () => {
     await page.waitForSelector('pre.command');
     await page.screenshot({ path: join(OUT, '10-recover-plan.png'), fullPage: true });
     expect(await page.$eval('pre.command', (p) => p.textContent)).toBe(`wbsync restore module ${db.deletedModuleId} --snapshot 1`);
-    expect(await page.evaluate(() => document.body.innerText)).toMatch(/What would be created/);
+    expect(await bodyText()).toMatch(/What would be created/);
     const rb = await visit(`/recover?module=${db.hiringModuleId}&snapshot=1&scope=rollback`, '11-recover-rollback');
     expect(rb).toContain(`wbsync rollback --module ${db.hiringModuleId} --to-snapshot 1`);
     expect(rb).toMatch(new RegExp(`Fields put back \\(${db.overwritten}\\)`));
@@ -134,14 +136,14 @@ describe('web console in chromium', () => {
     expect(text).toContain(`<script>window.__pwned = 1; fetch('/pwned-by-script')</script>`);
     expect(text).toContain('"><img src=x onerror="window.__pwned = 2">');
     expect(text).toContain(RTL_TEXT.replace(/[\u202E\u202C]/g, '').slice(0, 10));
-    expect(await page.evaluate(() => (window as unknown as { __pwned?: number }).__pwned)).toBeUndefined();
+    expect(await page.evaluate('window.__pwned')).toBeUndefined();
     expect(await page.$$('main script, main img')).toHaveLength(0);
     const long = await visit(`/record/${db.longRecordId}`, '13-long-name');
     expect(long).toContain(LONG_NAME.slice(-40));
     await visit(`/module/${db.roadmapModuleId}`, '14-module-hostile');
     await visit('/search?q=pwned', '15-search-hostile');
     await visit('/changes?from=1&to=2', '03-changes');
-    expect(await page.evaluate(() => (window as unknown as { __pwned?: number }).__pwned)).toBeUndefined();
+    expect(await page.evaluate('window.__pwned')).toBeUndefined();
     expect(requests.filter((u) => /pwned-by-script|\/x$/.test(u))).toEqual([]);
     expect(requests.every((u) => u.startsWith(open.url.replace(/\/ui$/, '')))).toBe(true);
     expect(dialogs).toEqual([]);
@@ -153,20 +155,20 @@ describe('web console in chromium', () => {
     const res = await page.goto(`${open.url}/module/000000000000000000000000`);
     expect(res?.status()).toBe(404);
     await page.screenshot({ path: join(OUT, '16-not-found.png') });
-    expect(await page.evaluate(() => document.body.innerText)).toContain('Not found');
+    expect(await bodyText()).toContain('Not found');
   });
 
   it('with a token: refused without it, the sign-in form lets a person in', async () => {
     const res = await page.goto(`${locked.url}/snapshots`);
     expect(res?.status()).toBe(401);
     await page.screenshot({ path: join(OUT, '17-sign-in.png') });
-    expect(await page.evaluate(() => document.body.innerText)).toContain('Sign in');
+    expect(await bodyText()).toContain('Sign in');
     await page.type('input[name=token]', 'wrong-token');
     await Promise.all([page.waitForNavigation(), page.click('form button')]);
-    expect(await page.evaluate(() => document.body.innerText)).toContain('not the one configured');
+    expect(await bodyText()).toContain('not the one configured');
     await page.type('input[name=token]', TOKEN);
     await Promise.all([page.waitForNavigation(), page.click('form button')]);
-    expect(await page.evaluate(() => document.body.innerText)).toContain('Overview');
+    expect(await bodyText()).toContain('Overview');
     const cookies = await browser.cookies();
     expect(cookies.find((c) => c.name === 'wbsync_ui')?.httpOnly).toBe(true);
     expect(cookies.some((c) => c.value.includes(TOKEN))).toBe(false);
