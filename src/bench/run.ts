@@ -16,6 +16,7 @@ import { measureDaemonScrapes } from './daemon-scrape.js';
 import { startEmulatorChild, type EmulatorChild } from './emulator-child.js';
 import { buildHistoryDb, measureExport, timeReporting } from './reporting.js';
 import { measureWriteSide } from './write-side.js';
+import { uiFigures } from './ui-bench.js';
 import { openStore } from '../store/index.js';
 import { moduleWeight, planReverification } from '../sync/reverify-plan.js';
 import type { WorkerInput } from './pass-worker.js';
@@ -193,6 +194,12 @@ async function reportingFigures(): Promise<Figures> {
 
 async function main(): Promise<void> {
   const report: Figures = { latencyMs: LATENCY_MS, seed: 'large' };
+  if (ONLY === 'ui') {
+    report.ui = await uiFigures({ dir, historyDb: HISTORY_DB ?? join(dir, 'history.db'), historyPasses: HISTORY_PASSES, historyModules: HISTORY_MODULES, daemonPasses: Number(process.env.BENCH_UI_DAEMON_PASSES ?? 6) });
+    rmSync(dir, { recursive: true, force: true });
+    process.stdout.write(`${JSON.stringify(report, null, 2)}\n`);
+    return;
+  }
   if (ONLY === 'reporting') {
     report.reporting = await reportingFigures();
     rmSync(dir, { recursive: true, force: true });
@@ -345,6 +352,7 @@ async function main(): Promise<void> {
   process.stderr.write('bench: 1,000 snapshots of changes on the large database, then prune...\n');
   report.retention = await pruneFigures(join(dir, 'c32.db'), join(dir, 'prune.db'));
   report.reporting = await reportingFigures();
+  report.ui = await uiFigures({ dir, historyDb: HISTORY_DB ?? join(dir, 'history.db'), historyPasses: HISTORY_PASSES, historyModules: HISTORY_MODULES, daemonPasses: Number(process.env.BENCH_UI_DAEMON_PASSES ?? 6) });
   rmSync(dir, { recursive: true, force: true });
   process.stdout.write(`${JSON.stringify(report, null, 2)}\n`);
 }
