@@ -34,6 +34,11 @@ export interface ChangedModule {
   moduleId: string;
   /** Versions written or closed between the two snapshots that belong to it. */
   versions: number;
+  /** Ids of records and cells with a version written or closed in between. */
+  records: string[];
+  cells: string[];
+  /** Records whose amendments changed in between. */
+  noteRecords: string[];
 }
 
 export class ConsoleReads {
@@ -104,21 +109,61 @@ export class ConsoleReads {
     return [...best.values()].sort((a, b) => Number(b.gone) - Number(a.gone) || a.name.localeCompare(b.name) || a.id.localeCompare(b.id));
   }
 
-  /** Modules with versions written or closed in (from, to], most first. */
+  /**
+   * What has versions written or closed in (from, to], per module, most first: the records and
+   * cells (by id) and the records whose notes changed; structure (the module, collections, columns,
+   * automations) is only counted — the console reads it whole, it is small.
+   */
   changedModules(from: number, to: number): ChangedModule[] {
     const p = { from, to };
-    const window = (a: string): string => `((${a}.valid_from > @from AND ${a}.valid_from <= @to) OR (${a}.valid_to > @from AND ${a}.valid_to <= @to))`;
-    const rows = this.stmt(
+    const win = (a: string): string => `((${a}.valid_from > @from AND ${a}.valid_from <= @to) OR (${a}.valid_to > @from AND ${a}.valid_to <= @to))`;
+    const moduleOfRecord = (col: string): string => `(SELECT r.module_id FROM record_versions r WHERE r.id = ${col} LIMIT 1)`;
+    const out = new Map<string, ChangedModule>();
+    const entry = (m: string): ChangedModule => {
+      let e = out.get(m);
+      if (!e) out.set(m, (e = { moduleId: m, versions: 0, records: [], cells: [], noteRecords: [] }));
+      return e;
+    };
+    const structure = this.stmt(
       `SELECT m, sum(n) AS n FROM (
-         SELECT id AS m, count(*) AS n FROM module_versions v WHERE ${window('v')} GROUP BY 1
-         UNION ALL SELECT module_id, count(*) FROM collection_versions v WHERE ${window('v')} GROUP BY 1
-         UNION ALL SELECT module_id, count(*) FROM column_versions v WHERE ${window('v')} GROUP BY 1
-         UNION ALL SELECT module_id, count(*) FROM record_versions v WHERE ${window('v')} GROUP BY 1
-         UNION ALL SELECT module_id, count(*) FROM amendment_versions v WHERE ${window('v')} AND module_id IS NOT NULL GROUP BY 1
-         UNION ALL SELECT (SELECT r.module_id FROM record_versions r WHERE r.id = v.record_id LIMIT 1), count(*) FROM cell_versions v WHERE ${window('v')} GROUP BY 1
-       ) GROUP BY m ORDER BY n DESC, m`,
+         SELECT id AS m, count(*) AS n FROM module_versions v WHERE ${win('v')} GROUP BY 1
+         UNION ALL SELECT module_id, count(*) FROM collection_versions v WHERE ${win('v')} GROUP BY 1
+         UNION ALL SELECT module_id, count(*) FROM column_versions v WHERE ${win('v')} GROUP BY 1
+         UNION ALL SELECT module_id, count(*) FROM automation_versions v WHERE ${win('v')} AND module_id IS NOT NULL GROUP BY 1
+       ) GROUP BY m`,
     ).all(p) as { m: string; n: number }[];
-    return rows.map((r) => ({ moduleId: r.m, versions: r.n }));
+    for (const r of structure) entry(r.m).versions += r.n;
+    for (const r of this.stmt(`SELECT DISTINCT v.module_id AS m, v.id FROM record_versions v WHERE ${win('v')}`).all(p) as { m: string; id: string }[]) {
+      const e = entry(r.m);
+      e.records.push(r.id);
+      e.versions++;
+    }
+    for (const r of this.stmt(`SELECT DISTINCT ${moduleOfRecord('v.record_id')} AS m, v.id FROM cell_versions v WHERE ${win('v')}`).all(p) as { m: string | null; id: string }[]) {
+      if (r.m === null) continue;
+      const e = entry(r.m);
+      e.cells.push(r.id);
+      e.versions++;
+    }
+    for (const r of this.stmt(`SELECT coalesce(v.module_id, ${moduleOfRecord('v.record_id')}) AS m, v.record_id AS rec, count(*) AS n FROM amendment_versions v WHERE ${win('v')} GROUP BY 1, 2`).all(p) as { m: string | null; rec: string; n: number }[]) {
+      if (r.m === null) continue;
+      const e = entry(r.m);
+      e.noteRecords.push(r.rec);
+      e.versions += r.n;
+    }
+    return [...out.values()].sort((a, b) => b.versions - a.versions || a.moduleId.localeCompare(b.moduleId));
+  }
+
+  /** Records (and sub-records) by id as of n; absent ones are left out. */
+  recordsById(ids: Iterable<string>, n: number): BoardRecord[] {
+    const spec = SPECS.record;
+    const s = this.stmt(`SELECT ${colList(spec)} FROM record_versions r WHERE r.id = @id AND ${AT('r')}`).raw(true);
+    return [...new Set(ids)].flatMap((id) => (s.all({ id, n }) as unknown[][]).map((row) => fromRow<BoardRecord>(spec, row)));
+  }
+
+  cellsById(ids: Iterable<string>, n: number): Cell[] {
+    const spec = SPECS.cell;
+    const s = this.stmt(`SELECT ${colList(spec)} FROM cell_versions v WHERE v.id = @id AND ${AT('v')}`).raw(true);
+    return [...new Set(ids)].flatMap((id) => (s.all({ id, n }) as unknown[][]).map((row) => fromRow<Cell>(spec, row)));
   }
 
   /** Full-text matches in the index (the newest version of live records and amendments). */

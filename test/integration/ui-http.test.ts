@@ -5,6 +5,10 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { runCli } from '../../src/cli/run.js';
 import type { Dialect } from '../../src/emulator/types.js';
+import { diffModuleTrees } from '../../src/restore/diff.js';
+import { treeFromState } from '../../src/restore/tree.js';
+import { ConsoleReads } from '../../src/store/console-reads.js';
+import { changeTrees } from '../../src/ui/change-trees.js';
 import { checkListen, isLoopback } from '../../src/ui/security.js';
 import { HOSTILE_RECORD, IMG_PAYLOAD, RENAMED, buildConsoleDb, serveConsole, writeTokenFile, type ConsoleDb, type ServedConsole } from '../helpers/ui-kit.js';
 
@@ -66,6 +70,23 @@ describe.each(['spec', 'observed'] as Dialect[])('web console over HTTP (%s dial
     expect(r.text).toMatch(/<span class="before">[^<]+<\/span> → <span class="after">Rejected<\/span>/);
     // reversed order means the same comparison
     expect((await get(`${c.url}/changes?from=2&to=1`)).text).toContain('What changed from #1 to #2');
+  });
+
+  it('compares only what changed, with the same entries as over the whole modules', () => {
+    const reads = new ConsoleReads(db.h.store.db, db.h.dbPath);
+    const [sa, sb] = [db.h.store.stateAt(1)!, db.h.store.stateAt(2)!];
+    const changed = reads.changedModules(1, 2);
+    expect(changed.length).toBeGreaterThanOrEqual(3);
+    const sorted = (xs: unknown[]) => xs.map((x) => JSON.stringify(x)).sort();
+    for (const c of changed) {
+      const cut = changeTrees(sa, sb, reads, c);
+      const [fa, fb] = [treeFromState(sa, c.moduleId), treeFromState(sb, c.moduleId)];
+      expect(cut.a === null, c.moduleId).toBe(fa === null);
+      expect(cut.b === null, c.moduleId).toBe(fb === null);
+      if (!fa || !fb) continue;
+      expect(fa.records.length).toBeGreaterThan(cut.a!.records.length);
+      expect(sorted(diffModuleTrees(cut.a!, cut.b!, { matchBy: 'id' }).entries), c.moduleId).toEqual(sorted(diffModuleTrees(fa, fb, { matchBy: 'id' }).entries));
+    }
   });
 
   it('lists snapshots with counts, and the overview draws its charts', async () => {

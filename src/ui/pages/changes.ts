@@ -3,7 +3,7 @@
 // modules with versions written or closed in between are read.
 
 import { canon, diffModuleTrees, type EntityDiff } from '../../restore/diff.js';
-import { treeFromState } from '../../restore/tree.js';
+import { changeTrees } from '../change-trees.js';
 import { type ConsoleEnv, type Reply, when } from '../env.js';
 import { clip, html, type Html } from '../html.js';
 import { page } from '../layout.js';
@@ -41,8 +41,7 @@ export function changesPage(env: ConsoleEnv, q: URLSearchParams): Reply {
   const sections: Html[] = [];
   let total = 0;
   for (const c of changed.slice(0, MAX_MODULES)) {
-    const ta = treeFromState(sa, c.moduleId);
-    const tb = treeFromState(sb, c.moduleId);
+    const { a: ta, b: tb } = changeTrees(sa, sb, env.reads, c);
     const name = tb?.module.name ?? ta?.module.name ?? c.moduleId;
     let entries: EntityDiff[];
     if (!ta && !tb) continue;
