@@ -195,7 +195,7 @@ async function reportingFigures(): Promise<Figures> {
 async function main(): Promise<void> {
   const report: Figures = { latencyMs: LATENCY_MS, seed: 'large' };
   if (ONLY === 'ui') {
-    report.ui = await uiFigures({ dir, historyDb: HISTORY_DB ?? join(dir, 'history.db'), historyPasses: HISTORY_PASSES, historyModules: HISTORY_MODULES, daemonPasses: Number(process.env.BENCH_UI_DAEMON_PASSES ?? 6) });
+    report.ui = await uiFigures({ dir, historyDb: HISTORY_DB ?? join(dir, 'history.db'), historyPasses: HISTORY_PASSES, historyModules: HISTORY_MODULES, daemonPasses: Number(process.env.BENCH_UI_DAEMON_PASSES ?? 6), pagePauseMs: Number(process.env.BENCH_UI_PAGE_PAUSE_MS ?? 500) });
     rmSync(dir, { recursive: true, force: true });
     process.stdout.write(`${JSON.stringify(report, null, 2)}\n`);
     return;
@@ -352,7 +352,7 @@ async function main(): Promise<void> {
   process.stderr.write('bench: 1,000 snapshots of changes on the large database, then prune...\n');
   report.retention = await pruneFigures(join(dir, 'c32.db'), join(dir, 'prune.db'));
   report.reporting = await reportingFigures();
-  report.ui = await uiFigures({ dir, historyDb: HISTORY_DB ?? join(dir, 'history.db'), historyPasses: HISTORY_PASSES, historyModules: HISTORY_MODULES, daemonPasses: Number(process.env.BENCH_UI_DAEMON_PASSES ?? 6) });
+  report.ui = await uiFigures({ dir, historyDb: HISTORY_DB ?? join(dir, 'history.db'), historyPasses: HISTORY_PASSES, historyModules: HISTORY_MODULES, daemonPasses: Number(process.env.BENCH_UI_DAEMON_PASSES ?? 6), pagePauseMs: Number(process.env.BENCH_UI_PAGE_PAUSE_MS ?? 500) });
   rmSync(dir, { recursive: true, force: true });
   process.stdout.write(`${JSON.stringify(report, null, 2)}\n`);
 }

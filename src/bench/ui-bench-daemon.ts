@@ -1,5 +1,5 @@
 // The daemon's pass time with the web console open — someone reading pages all through its
-// passes — versus left alone: `wbsync daemon` in a child process on the large seed (synced first),
+// passes (a page every 500 ms, or back to back) — versus left alone: `wbsync daemon` in a child process on the large seed (synced first),
 // an incremental pass every 4 s after 50 mixed writes, N passes each way.
 
 import { spawn } from 'node:child_process';
@@ -25,7 +25,8 @@ const stats = (xs: number[]) => {
   return { n: s.length, mean: Math.round(s.reduce((a, b) => a + b, 0) / Math.max(1, s.length)), median: s[Math.floor(s.length / 2)] ?? null, max: s[s.length - 1] ?? null };
 };
 
-export async function measureConsoleDuringPasses(opts: { dir: string; passes: number }): Promise<Record<string, unknown>> {
+/** `pauseMs` between two page reads (a person reading; 0: back to back, the worst case). */
+export async function measureConsoleDuringPasses(opts: { dir: string; passes: number; pauseMs: number }): Promise<Record<string, unknown>> {
   const emu = await startEmulatorChild(['--seed', 'large', '--latency-ms', '5']);
   const db = join(opts.dir, 'ui-daemon.db');
   try {
@@ -82,6 +83,7 @@ export async function measureConsoleDuringPasses(opts: { dir: string; passes: nu
           await res?.text();
           pageTimes.push(performance.now() - t0);
           pages++;
+          if (opts.pauseMs) await new Promise((r) => setTimeout(r, opts.pauseMs));
         }
       })();
       const open = await waitPasses(opts.passes);
@@ -96,7 +98,8 @@ export async function measureConsoleDuringPasses(opts: { dir: string; passes: nu
         slowdownOfMeanPct: Math.round(((o.mean - c.mean) / Math.max(1, c.mean)) * 1000) / 10,
         pagesReadDuringOpenPasses: pages,
         pageMsDuringPasses: stats(pageTimes.map((x) => Math.round(x))),
-        note: 'daemon child on the large seed (5 ms latency), an incremental pass every 4 s after ~50 mixed writes; "open": pages read back to back, all through the passes',
+        pauseBetweenPagesMs: opts.pauseMs,
+        note: 'daemon child on the large seed (5 ms latency), an incremental pass every 4 s after ~50 mixed writes; "open": the overview, snapshots, browse, recover and search pages read in turn all through the passes, pauseBetweenPagesMs apart',
       };
     } finally {
       writing = false;

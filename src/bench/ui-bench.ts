@@ -27,6 +27,8 @@ export interface UiBenchOptions {
   historyModules: number;
   /** Incremental passes per side of the daemon comparison. */
   daemonPasses: number;
+  /** Between two page reads during the daemon comparison (0: back to back). */
+  pagePauseMs: number;
 }
 
 type Timing = { path: string; medianMs: number; maxMs: number; bytes: number; status: number };
@@ -125,7 +127,7 @@ export async function uiFigures(opts: UiBenchOptions): Promise<Record<string, un
   });
 
   process.stderr.write('bench: ui: daemon pass time with the console read during passes, and without...\n');
-  const daemon = await measureConsoleDuringPasses({ dir: opts.dir, passes: opts.daemonPasses });
+  const daemon = await measureConsoleDuringPasses({ dir: opts.dir, passes: opts.daemonPasses, pauseMs: opts.pagePauseMs });
   const all = [...Object.values(large), ...Object.values(paged)];
   return {
     targetMs: TARGET_MS,

@@ -99,7 +99,8 @@ export function previewRecover(store: Store, opts: { moduleId: string; snapshot:
   const plan = planRollback({
     base,
     after,
-    live: treeFromState(latestState, moduleId)!,
+    // the latest backup stands in for the service (read once: the planner does not change its inputs)
+    live: after,
     selection: { kinds: new Set(ROLLBACK_KINDS), kindsNamed: false, columns: opts.columnId ? new Set([opts.columnId]) : null, records: null, collections: null, touched: null },
     force: false,
     workspaceId: ws,
