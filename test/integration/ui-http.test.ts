@@ -229,6 +229,9 @@ describe('the console token and the loopback rule', () => {
     expect(code).toBe(2);
     expect(err).toMatch(/would listen on 0\.0\.0\.0, beyond loopback, without ui\.tokenFile/);
     expect(err).toMatch(/ui\.tokenFile/);
+    err = '';
+    expect(await runCli(['ui', '--listen', 'no-port-here', '--db', db.h.dbPath], io)).toBe(2);
+    expect(err).toMatch(/--listen wants HOST:PORT/);
 
     // with a token file it starts (and stops on the signal)
     const file = writeTokenFile(db.h.dir, token);
