@@ -76,8 +76,7 @@ describe('web console in chromium', () => {
   it('snapshots, and what changed between them', async () => {
     const text = await visit('/snapshots', '02-snapshots');
     expect(text).toMatch(/2 snapshots/);
-    await page.click('form[action$="/changes"] button');
-    await page.waitForSelector('h1');
+    await Promise.all([page.waitForNavigation(), page.click('form[action$="/changes"] button')]);
     await page.screenshot({ path: join(OUT, '03-changes.png'), fullPage: true });
     const diff = await bodyText();
     expect(diff).toContain('What changed from #1 to #2');
@@ -90,9 +89,11 @@ describe('web console in chromium', () => {
     const text = await visit('/browse', '04-browse');
     expect(text).toContain('Acme');
     expect(text).toContain('Hiring');
-    expect(text).not.toContain('Sales Pipeline\t'); // deleted before #2
-    await page.click(`a[href*="/module/${db.hiringModuleId}"]`);
-    await page.waitForSelector('h1');
+    expect(text).toMatch(/Hiring\s+3\s+12\s/); // collections and records
+    expect(text).not.toContain('Sales Pipeline'); // deleted before #2
+    expect(await visit('/browse?snapshot=1', '04-browse-as-of-1')).toContain('Sales Pipeline');
+    await page.goto(`${open.url}/browse`);
+    await Promise.all([page.waitForNavigation(), page.click(`a[href*="/module/${db.hiringModuleId}"]`)]);
     await page.screenshot({ path: join(OUT, '05-module.png'), fullPage: true });
     const mod = await bodyText();
     expect(mod).toMatch(/\d+ top-level records · page 1 of 1/);
@@ -120,8 +121,7 @@ describe('web console in chromium', () => {
     expect(text).toContain('Pick a module');
     const first = await page.$eval('select[name=module] option', (o) => o.textContent ?? '');
     expect(first).toMatch(/Sales Pipeline — deleted \(last in #1\)/);
-    await page.click('form[action$="/recover"] button');
-    await page.waitForSelector('pre.command');
+    await Promise.all([page.waitForNavigation(), page.click('form[action$="/recover"] button')]);
     await page.screenshot({ path: join(OUT, '10-recover-plan.png'), fullPage: true });
     expect(await page.$eval('pre.command', (p) => p.textContent)).toBe(`wbsync restore module ${db.deletedModuleId} --snapshot 1`);
     expect(await bodyText()).toMatch(/What would be created/);
