@@ -48,7 +48,9 @@ export function previewRecover(store: Store, opts: { moduleId: string; snapshot:
   const latest = store.latestCompleteSnapshot() ?? snapshot;
   const base = treeFromState(store.stateAt(snapshot)!, moduleId)!;
   const latestState = store.stateAt(latest)!;
-  const after = treeFromState(latestState, moduleId);
+  // the whole module as the latest backup has it only for rollback; restore asks only "is it there"
+  const stillThere = latestState.module(moduleId) !== null;
+  const after = scope === 'rollback' && stillThere ? treeFromState(latestState, moduleId) : null;
   const ws = base.module.workspaceId;
   const out: RecoverPreview = {
     scope,
@@ -56,7 +58,7 @@ export function previewRecover(store: Store, opts: { moduleId: string; snapshot:
     moduleName: base.module.name,
     snapshot,
     latest,
-    goneSinceBackup: after === null,
+    goneSinceBackup: !stillThere,
     command: '',
     dryRunCommand: '',
     refusal: null,
@@ -67,7 +69,7 @@ export function previewRecover(store: Store, opts: { moduleId: string; snapshot:
     newRecords: [],
   };
   if (scope === 'module') {
-    const asCopy = after !== null;
+    const asCopy = stillThere;
     out.command = `wbsync restore module ${shellWord(moduleId)} --snapshot ${snapshot}${asCopy ? ' --as-copy' : ''}`;
     out.dryRunCommand = `${out.command} --dry-run`;
     const liveIds = new Set(latestState.modules(ws).map((m) => m.id));

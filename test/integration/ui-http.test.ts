@@ -68,6 +68,10 @@ describe.each(['spec', 'observed'] as Dialect[])('web console over HTTP (%s dial
     expect(r.text).toMatch(/removed<\/span><\/td><td>module/);
     expect(r.text).toContain(`<span class="before">${db.renamedFrom.replace(/&/g, '&amp;')}</span> → <span class="after">${RENAMED}</span>`);
     expect(r.text).toMatch(/<span class="before">[^<]+<\/span> → <span class="after">Rejected<\/span>/);
+    const one = await get(`${c.url}/changes?from=1&to=2&module=${db.hiringModuleId}`);
+    expect((one.text.match(/→ <span class="after">Rejected<\/span>/g) ?? []).length).toBe(db.overwritten);
+    expect(one.text).not.toContain('Sales Pipeline');
+    expect((await get(`${c.url}/changes?from=1&to=2&module=%22%3E`)).status).toBe(400);
     // reversed order means the same comparison
     expect((await get(`${c.url}/changes?from=2&to=1`)).text).toContain('What changed from #1 to #2');
   });

@@ -7,10 +7,12 @@ import { changeTrees } from '../change-trees.js';
 import { type ConsoleEnv, type Reply, when } from '../env.js';
 import { clip, html, type Html } from '../html.js';
 import { page } from '../layout.js';
-import { BadRequest, NotFound, intParam } from '../params.js';
+import { BadRequest, NotFound, intParam, optionalId } from '../params.js';
 
-const MAX_MODULES = 25;
-const MAX_ENTRIES = 300;
+/** Rows on the page (all modules), and on one module's own page: a page stays quick and readable;
+ * the rest is one link (or `wbsync diff`) away. */
+const PAGE_ROWS = 400;
+const MODULE_ROWS = 2000;
 
 function value(v: unknown): string {
   if (v === null || v === undefined) return 'empty';
@@ -37,10 +39,19 @@ export function changesPage(env: ConsoleEnv, q: URLSearchParams): Reply {
   for (const [s, id] of [[a, from], [b, to]] as const) if (!s || s.status !== 'complete') throw new NotFound(`no complete snapshot ${id}`);
   const sa = env.store.stateAt(from)!;
   const sb = env.store.stateAt(to)!;
-  const changed = from === to ? [] : env.reads.changedModules(from, to);
+  const only = optionalId(q, 'module');
+  const all = from === to ? [] : env.reads.changedModules(from, to);
+  const changed = only === undefined ? all : all.filter((c) => c.moduleId === only);
+  const link = (moduleId?: string) => `${env.base}/changes?from=${from}&to=${to}${moduleId ? `&module=${encodeURIComponent(moduleId)}` : ''}`;
+  let budget = only === undefined ? PAGE_ROWS : MODULE_ROWS;
   const sections: Html[] = [];
+  const later: typeof changed = [];
   let total = 0;
-  for (const c of changed.slice(0, MAX_MODULES)) {
+  for (const c of changed) {
+    if (budget <= 0) {
+      later.push(c);
+      continue;
+    }
     const { a: ta, b: tb } = changeTrees(sa, sb, env.reads, c);
     const name = tb?.module.name ?? ta?.module.name ?? c.moduleId;
     let entries: EntityDiff[];
@@ -50,6 +61,8 @@ export function changesPage(env: ConsoleEnv, q: URLSearchParams): Reply {
     else entries = diffModuleTrees(ta, tb, { matchBy: 'id' }).entries;
     if (!entries.length) continue;
     total += entries.length;
+    const shown = entries.slice(0, budget);
+    budget -= shown.length;
     const recordHref = (e: EntityDiff): string | undefined =>
       e.entity === 'record' ? `${env.base}/record/${encodeURIComponent(e.id)}?snapshot=${e.change === 'removed' ? from : to}` : e.entity === 'module' ? `${env.base}/module/${encodeURIComponent(e.id)}?snapshot=${e.change === 'removed' ? from : to}` : undefined;
     const added = entries.filter((e) => e.change === 'added').length;
@@ -58,13 +71,19 @@ export function changesPage(env: ConsoleEnv, q: URLSearchParams): Reply {
       <p class="sub"><span class="added">${added} added</span> · <span class="removed">${removed} removed</span> · ${entries.length - added - removed} changed
         · <a href="${env.base}/recover?module=${encodeURIComponent(c.moduleId)}&amp;snapshot=${ta ? from : to}">recover as of #${ta ? from : to}</a></p>
       <div class="scroll"><table><tr><th>change</th><th>what</th><th>name</th><th>fields (before → after)</th></tr>
-      ${entries.slice(0, MAX_ENTRIES).map((e) => entryRow(e, recordHref(e)))}</table></div>
-      ${entries.length > MAX_ENTRIES ? html`<p class="muted">… and ${entries.length - MAX_ENTRIES} more: <span class="mono">wbsync diff --snapshot ${from} --against ${to} --module ${c.moduleId}</span></p>` : ''}</div>`);
+      ${shown.map((e) => entryRow(e, recordHref(e)))}</table></div>
+      ${entries.length > shown.length
+        ? html`<p class="muted">… and ${entries.length - shown.length} more: ${only === undefined ? html`<a href="${link(c.moduleId)}">all of this module's changes</a>, or ` : ''}<span class="mono">wbsync diff --snapshot ${from} --against ${to} --module ${c.moduleId}</span></p>`
+        : ''}</div>`);
   }
-  const body = html`<div class="crumbs"><a href="${env.base}/snapshots">Snapshots</a> ›</div>
+  if (later.length) {
+    sections.push(html`<div class="card"><h2>More modules changed (${later.length})</h2><table><tr><th>module</th><th class="num">versions written or closed</th><th></th></tr>
+      ${later.map((c) => html`<tr><td class="text">${clip(sb.module(c.moduleId)?.name ?? sa.module(c.moduleId)?.name ?? c.moduleId, 100)}</td><td class="num">${c.versions}</td><td><a href="${link(c.moduleId)}">its changes</a></td></tr>`)}</table></div>`);
+  }
+  const body = html`<div class="crumbs"><a href="${env.base}/snapshots">Snapshots</a> ›${only === undefined ? '' : html` <a href="${link()}">#${from} → #${to}</a> ›`}</div>
   <h1>What changed from #${from} to #${to}</h1>
-  <p class="sub">${when(a!.finishedAt)} → ${when(b!.finishedAt)} · ${total} differences in ${sections.length} modules${changed.length > MAX_MODULES ? ` (the ${MAX_MODULES} most changed of ${changed.length} shown)` : ''}
+  <p class="sub">${when(a!.finishedAt)} → ${when(b!.finishedAt)} · ${later.length ? `${changed.length} modules changed; ${total} differences in the ${changed.length - later.length} shown` : `${total} differences in ${sections.length} modules`}
    · the same comparison on the command line: <span class="mono">wbsync diff --snapshot ${from} --against ${to}</span></p>
-  ${sections.length ? sections : html`<div class="card"><p class="muted">Nothing changed in any module between these snapshots.</p></div>`}`;
+  ${sections.length ? sections : html`<div class="card"><p class="muted">Nothing changed ${only === undefined ? 'in any module' : 'in this module'} between these snapshots.</p></div>`}`;
   return { status: 200, body: page({ base: env.base, title: `Changes #${from} → #${to}`, section: 'snapshots', body }) };
 }
