@@ -71,28 +71,38 @@ export async function measureConsoleDuringPasses(opts: { dir: string; passes: nu
     };
     try {
       await waitPasses(1); // the catch-up pass at start
-      const closed = await waitPasses(opts.passes);
-      let reading = true;
+      // alternating rounds (closed, open, closed, ...) of three passes, the last two counted, so drift in the machine's
+      // load (other work on it) falls on both sides alike
+      const closed: PassLine[] = [];
+      const open: PassLine[] = [];
       let pages = 0;
       const pageTimes: number[] = [];
-      const reader = (async () => {
-        const paths = ['/ui/', '/ui/snapshots', '/ui/browse', '/ui/recover', '/ui/search?q=record'];
-        for (let i = 0; reading; i++) {
-          const t0 = performance.now();
-          const res = await fetch(`http://${address}${paths[i % paths.length]}`).catch(() => null);
-          await res?.text();
-          pageTimes.push(performance.now() - t0);
-          pages++;
-          if (opts.pauseMs) await new Promise((r) => setTimeout(r, opts.pauseMs));
+      for (let round = 0; closed.length < opts.passes || open.length < opts.passes; round++) {
+        if (round % 2 === 0) {
+          closed.push(...(await waitPasses(3)).slice(1));
+          continue;
         }
-      })();
-      const open = await waitPasses(opts.passes);
-      reading = false;
-      await reader;
+        let reading = true;
+        const reader = (async () => {
+          const paths = ['/ui/', '/ui/snapshots', '/ui/browse', '/ui/recover', '/ui/search?q=record'];
+          for (let i = 0; reading; i++) {
+            const t0 = performance.now();
+            const res = await fetch(`http://${address}${paths[i % paths.length]}`).catch(() => null);
+            await res?.text();
+            pageTimes.push(performance.now() - t0);
+            pages++;
+            if (opts.pauseMs) await new Promise((r) => setTimeout(r, opts.pauseMs));
+          }
+        })();
+        // the first pass of a round may have begun before the switch: not counted, either side
+        open.push(...(await waitPasses(3)).slice(1));
+        reading = false;
+        await reader;
+      }
       const c = stats(closed.map((p) => p.durationMs));
       const o = stats(open.map((p) => p.durationMs));
       return {
-        passesEachWay: opts.passes,
+        passesEachWay: closed.length,
         closedPassMs: c,
         openPassMs: o,
         slowdownOfMeanPct: Math.round(((o.mean - c.mean) / Math.max(1, c.mean)) * 1000) / 10,
