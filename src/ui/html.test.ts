@@ -1,5 +1,6 @@
 import { describe, expect, it } from 'vitest';
 import { clip, escapeHtml, html, query, trusted } from './html.js';
+import { cellText } from './pages/cells.js';
 
 describe('html templates', () => {
   it('escapes every interpolated string, attribute quotes included', () => {
@@ -29,5 +30,17 @@ describe('html templates', () => {
   it('builds query strings with every part encoded', () => {
     expect(query({ a: 'x y', b: undefined, c: 3, d: '&=' })).toBe('?a=x%20y&c=3&d=%26%3D');
     expect(query({})).toBe('');
+  });
+});
+
+describe('cell text', () => {
+  it('reads timelines, labelled values, lists and people', () => {
+    expect(cellText('{"startDate":"2026-01-08","endDate":"2026-01-30"}')).toBe('2026-01-08 → 2026-01-30');
+    expect(cellText('{"label":"Done","color":"green"}')).toBe('Done');
+    expect(cellText('{"a":1,"b":{"c":2}}')).toBe('a: 1, b: {"c":2}');
+    expect(cellText('["x","y"]')).toBe('x, y');
+    expect(cellText('65f0c0ffee0000000000aaaa', 80, new Map([['65f0c0ffee0000000000aaaa', 'Ada Lovelace']]))).toBe('Ada Lovelace');
+    expect(cellText('{not json')).toBe('{not json');
+    expect(cellText(null)).toBe('');
   });
 });

@@ -50,8 +50,9 @@ export async function buildConsoleDb(dialect: Dialect): Promise<ConsoleDb> {
   const coll = state.collections(roadmap.id)[0]!;
   const hostile = await h.client.createRecord(coll.id, { name: HOSTILE_RECORD });
   await h.client.createAmendment(hostile.id, { message: `${SCRIPT_PAYLOAD}\n${RTL_TEXT}` });
-  const text = state.columns(roadmap.id, 'record').find((c) => c.type === 'text');
-  if (text) await h.client.createValue({ record: hostile.id, column: text.id, collectionName: coll.id, module: roadmap.id, workspace: roadmap.workspaceId, value: IMG_PAYLOAD });
+  // a text column named and filled with hostile strings (the seed's roadmap has none)
+  const text = await h.client.createColumn(roadmap.id, { name: `Notes ${SCRIPT_PAYLOAD}`, type: 'text' });
+  await h.client.createValue({ record: hostile.id, column: text.id, collectionName: coll.id, module: roadmap.id, workspace: roadmap.workspaceId, value: `${IMG_PAYLOAD} ${RTL_TEXT}` });
   const long = await h.client.createRecord(coll.id, { name: LONG_NAME });
   await h.client.createAmendment(long.id, { message: RTL_TEXT });
   await h.client.deleteModule(sales.id);

@@ -123,6 +123,11 @@ describe.each(['spec', 'observed'] as Dialect[])('web console over HTTP (%s dial
     expect(r.text).not.toContain('<script>');
     expect(r.text).not.toContain('<img');
     expect(r.text).toContain('&quot;&gt;&lt;img src=x onerror=&quot;window.__pwned = 2&quot;&gt;');
+    // the hostile column's name and its cell, on the record and the module page
+    expect(r.text).toContain('Notes &lt;script&gt;window.__pwned');
+    const m = await get(`${c.url}/module/${db.roadmapModuleId}`);
+    expect(m.text).toContain('<th>Notes &lt;script&gt;window.__pwned');
+    expect(m.text).toContain('&quot;&gt;&lt;img src=x onerror=&quot;window.__pwned = 2&quot;&gt; &#39;quoted&#39; &amp; &lt;b&gt;bold&lt;/b&gt;');
     for (const p of ['/search?q=pwned', `/module/${db.roadmapModuleId}`, '/changes?from=1&to=2']) {
       const t = (await get(`${c.url}${p}`)).text;
       expect(t).not.toMatch(/<script|<img/i);

@@ -3,6 +3,16 @@ import type { Cell, Column } from '../../domain/entities.js';
 import type { StateReader } from '../../store/port.js';
 import { clip, html, type Html } from '../html.js';
 
+/** A timeline as `start → end`, a labelled value by its label, anything else as `key: value` pairs. */
+function objectText(o: Record<string, unknown>): string {
+  if ('startDate' in o || 'endDate' in o) return `${String(o.startDate ?? '…')} → ${String(o.endDate ?? '…')}`;
+  const named = o.label ?? o.name ?? o.text;
+  if (typeof named === 'string') return named;
+  return Object.entries(o)
+    .map(([k, x]) => `${k}: ${typeof x === 'object' && x !== null ? JSON.stringify(x) : String(x)}`)
+    .join(', ');
+}
+
 /** Display names of a workspace's members by user id (people cells hold ids). */
 export function peopleOf(state: StateReader, workspaceId: string): ReadonlyMap<string, string> {
   return new Map(state.members(workspaceId).map((m) => [m.userId, [m.firstName, m.lastName].filter(Boolean).join(' ') || m.email || m.userId]));
@@ -16,7 +26,7 @@ export function cellText(value: string | null, max = 80, people?: ReadonlyMap<st
     try {
       const v: unknown = JSON.parse(value);
       if (Array.isArray(v)) shown = v.map((x) => (typeof x === 'object' && x !== null ? (((x as Record<string, unknown>).name ?? (x as Record<string, unknown>).label ?? JSON.stringify(x)) as string) : String(x))).join(', ');
-      else if (v && typeof v === 'object') shown = ((v as Record<string, unknown>).label ?? (v as Record<string, unknown>).name ?? (v as Record<string, unknown>).text ?? value) as string;
+      else if (v && typeof v === 'object') shown = objectText(v as Record<string, unknown>);
     } catch {
       // not JSON after all: shown as typed
     }
