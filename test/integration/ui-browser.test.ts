@@ -98,6 +98,7 @@ describe('web console in chromium', () => {
     const mod = await bodyText();
     expect(mod).toMatch(/\d+ top-level records · page 1 of 1/);
     expect((mod.match(/Rejected/g) ?? []).length).toBeGreaterThanOrEqual(db.overwritten);
+    expect(mod).toContain('Ada Lovelace'); // a person cell shows the member's name, not the id
     const old = await visit(`/module/${db.hiringModuleId}?snapshot=1`, '06-module-as-of-1');
     expect(old).toContain('as of snapshot #1');
     const rec = await visit(`/record/${db.renamedRecordId}?snapshot=1`, '07-record');

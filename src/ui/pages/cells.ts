@@ -1,5 +1,6 @@
 // How a cell's value reads on a page: strings as they are, JSON values compact, long ones clipped.
 import type { Cell, Column } from '../../domain/entities.js';
+import type { ConsoleReads } from '../../store/console-reads.js';
 import type { StateReader } from '../../store/port.js';
 import { clip, html, type Html } from '../html.js';
 
@@ -16,6 +17,18 @@ function objectText(o: Record<string, unknown>): string {
 /** Display names of a workspace's members by user id (people cells hold ids). */
 export function peopleOf(state: StateReader, workspaceId: string): ReadonlyMap<string, string> {
   return new Map(state.members(workspaceId).map((m) => [m.userId, [m.firstName, m.lastName].filter(Boolean).join(' ') || m.email || m.userId]));
+}
+
+/**
+ * Names for the ids the shown cells hold: people (members of the workspace) and the records that
+ * relation cells point at, as of the same snapshot (one seek per id).
+ */
+export function namesFor(cells: readonly Cell[], state: StateReader, reads: ConsoleReads, workspaceId: string): ReadonlyMap<string, string> {
+  const names = new Map(peopleOf(state, workspaceId));
+  const ids = new Set<string>();
+  for (const c of cells) for (const m of (c.value ?? '').matchAll(/\b[0-9a-f]{24}\b/g)) if (!names.has(m[0])) ids.add(m[0]);
+  for (const r of reads.recordsById([...ids].slice(0, 500), state.snapshotId)) names.set(r.id, r.name);
+  return names;
 }
 
 export function cellText(value: string | null, max = 80, people?: ReadonlyMap<string, string>): string {
@@ -46,6 +59,11 @@ export function cellsByColumn(cells: readonly Cell[]): Map<string, Map<string, C
   return out;
 }
 
-export function cellTd(columns: readonly Column[], byColumn: Map<string, Cell> | undefined, people?: ReadonlyMap<string, string>): Html[] {
-  return columns.map((col) => html`<td><div class="cell text">${cellText(byColumn?.get(col.id)?.value ?? null, 80, people)}</div></td>`);
+/** Columns whose values are ids (people, linked records): shown by name. Text stays as typed. */
+export function namesColumn(col: Pick<Column, 'type'>): boolean {
+  return col.type === 'person' || col.type === 'people' || col.type === 'relation';
+}
+
+export function cellTd(columns: readonly Column[], byColumn: Map<string, Cell> | undefined, names?: ReadonlyMap<string, string>): Html[] {
+  return columns.map((col) => html`<td><div class="cell text">${cellText(byColumn?.get(col.id)?.value ?? null, 80, namesColumn(col) ? names : undefined)}</div></td>`);
 }

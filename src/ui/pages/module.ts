@@ -5,7 +5,7 @@ import { snapshotOf, snapshotPicker, type ConsoleEnv, type Reply } from '../env.
 import { clip, html, query } from '../html.js';
 import { page } from '../layout.js';
 import { NotFound, idParam, intParam, optionalId } from '../params.js';
-import { cellTd, cellsByColumn, peopleOf } from './cells.js';
+import { cellTd, cellsByColumn, namesFor } from './cells.js';
 
 export const PAGE_SIZE = 50;
 const MAX_PAGE = 100_000;
@@ -35,8 +35,9 @@ export function modulePage(env: ConsoleEnv, rawId: string, q: URLSearchParams): 
   const { records, total } = env.reads.recordPage(id, n, { collectionId, collectionOrder: collections.map((c) => c.id), offset: (pageNo - 1) * PAGE_SIZE, limit: PAGE_SIZE });
   const pages = Math.max(1, Math.ceil(total / PAGE_SIZE));
   if (pageNo > pages) throw new NotFound(`page ${pageNo} (this list has ${pages})`);
-  const cells = cellsByColumn(env.reads.cellsOf(records.map((r) => r.id), n));
-  const people = peopleOf(state, mod.workspaceId);
+  const cellList = env.reads.cellsOf(records.map((r) => r.id), n);
+  const cells = cellsByColumn(cellList);
+  const people = namesFor(cellList, state, env.reads, mod.workspaceId);
   const collectionName = new Map(collections.map((c) => [c.id, c.name]));
   const link = (p: number) => `${env.base}/module/${encodeURIComponent(id)}${query({ snapshot: n, collection: collectionId, page: p })}`;
 

@@ -5,7 +5,7 @@ import { snapshotOf, snapshotPicker, when, type ConsoleEnv, type Reply } from '.
 import { clip, html, type Html } from '../html.js';
 import { page } from '../layout.js';
 import { NotFound, idParam } from '../params.js';
-import { cellTd, cellText, cellsByColumn, peopleOf } from './cells.js';
+import { cellTd, cellText, cellsByColumn, namesColumn, namesFor } from './cells.js';
 
 function thread(notes: Amendment[], author: (id: string | null) => string): Html {
   const replies = new Map<string, Amendment[]>();
@@ -35,11 +35,13 @@ export function recordPage(env: ConsoleEnv, rawId: string, q: URLSearchParams): 
   const parent = rec.parentRecordId ? state.record(rec.parentRecordId) : null;
   const columns = state.columns(rec.moduleId, rec.parentRecordId ? 'subrecord' : 'record');
   const subColumns = state.columns(rec.moduleId, 'subrecord').filter((c) => !c.isHidden).slice(0, 6);
-  const cells = cellsByColumn(env.reads.cellsOf([rec.id], n)).get(rec.id);
+  const own = env.reads.cellsOf([rec.id], n);
+  const cells = cellsByColumn(own).get(rec.id);
   const subs = env.reads.subRecords(rec.id, n);
-  const subCells = cellsByColumn(env.reads.cellsOf(subs.map((s) => s.id), n));
+  const subList = env.reads.cellsOf(subs.map((s) => s.id), n);
+  const subCells = cellsByColumn(subList);
   const notes = env.reads.amendmentsOf(rec.id, n);
-  const people = peopleOf(state, rec.workspaceId);
+  const people = namesFor([...own, ...subList], state, env.reads, rec.workspaceId);
   const author = (u: string | null) => (u === null ? 'someone (account removed)' : (people.get(u) ?? u));
   const collection = rec.collectionId ? state.collections(rec.moduleId).find((c) => c.id === rec.collectionId) : undefined;
 
@@ -49,7 +51,7 @@ export function recordPage(env: ConsoleEnv, rawId: string, q: URLSearchParams): 
   <p class="sub">${parent ? 'sub-record' : 'record'} · ${collection ? html`collection ${clip(collection.name, 60)} · ` : ''}as of snapshot #${n} · created ${when(rec.createdAt)} · updated ${when(rec.updatedAt)}
     ${rec.isArchived ? html` · <span class="pill warn">archived</span>` : ''}${rec.isCompleted ? html` · <span class="pill ok">done</span>` : ''} · <span class="mono">${rec.id}</span></p>
   <div class="card">${snapshotPicker(env, `/record/${encodeURIComponent(id)}`, n)}</div>
-  <div class="card"><h2>Fields</h2><table>${columns.map((c) => html`<tr><th class="field">${clip(c.name, 60)} <span class="muted">(${c.type})</span></th><td class="text">${cellText(cells?.get(c.id)?.value ?? null, 4000, people) || html`<span class="muted">empty</span>`}</td></tr>`)}</table></div>
+  <div class="card"><h2>Fields</h2><table>${columns.map((c) => html`<tr><th class="field">${clip(c.name, 60)} <span class="muted">(${c.type})</span></th><td class="text">${cellText(cells?.get(c.id)?.value ?? null, 4000, namesColumn(c) ? people : undefined) || html`<span class="muted">empty</span>`}</td></tr>`)}</table></div>
   ${subs.length
     ? html`<div class="card"><h2>Sub-records (${subs.length})</h2><div class="scroll"><table><tr><th>name</th>${subColumns.map((c) => html`<th>${clip(c.name, 40)}</th>`)}</tr>
       ${subs.map((s) => html`<tr><td class="text"><a href="${env.base}/record/${encodeURIComponent(s.id)}?snapshot=${n}">${clip(s.name, 100)}</a></td>${cellTd(subColumns, subCells.get(s.id), people)}</tr>`)}</table></div></div>`
