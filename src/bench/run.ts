@@ -17,12 +17,13 @@ import { measureDaemonScrapes } from './daemon-scrape.js';
 import { startEmulatorChild, type EmulatorChild } from './emulator-child.js';
 import { buildHistoryDb, measureExport, timeReporting } from './reporting.js';
 import { measureWriteSide } from './write-side.js';
+import { uiFigures } from './ui-bench.js';
 import { openStore } from '../store/index.js';
 import { moduleWeight, planReverification } from '../sync/reverify-plan.js';
 import type { WorkerInput } from './pass-worker.js';
 
 const LATENCY_MS = Number(process.env.BENCH_LATENCY_MS ?? 20);
-/** BENCH_ONLY=reporting runs only the reporting section (history, queries, export). */
+/** BENCH_ONLY=reporting|drill|ui runs only that section (see SECTIONS below). */
 const ONLY = process.env.BENCH_ONLY;
 /** Incremental passes of history behind the reporting figures (default 100). */
 const HISTORY_PASSES = Number(process.env.BENCH_HISTORY_PASSES ?? 100);
@@ -192,16 +193,20 @@ async function reportingFigures(): Promise<Figures> {
   return figures;
 }
 
+/** The sections BENCH_ONLY can run alone; the full run ends with each of them, in this order. */
+const SECTIONS: Record<string, () => Promise<Figures>> = {
+  reporting: reportingFigures,
+  drill: drillFigures,
+  ui: () =>
+    uiFigures({ dir, historyDb: HISTORY_DB ?? join(dir, 'history.db'), historyPasses: HISTORY_PASSES, historyModules: HISTORY_MODULES, daemonPasses: Number(process.env.BENCH_UI_DAEMON_PASSES ?? 6), pagePauseMs: Number(process.env.BENCH_UI_PAGE_PAUSE_MS ?? 500) }),
+};
+
 async function main(): Promise<void> {
   const report: Figures = { latencyMs: LATENCY_MS, seed: 'large' };
-  if (ONLY === 'drill') {
-    report.drill = await drillFigures();
-    rmSync(dir, { recursive: true, force: true });
-    process.stdout.write(`${JSON.stringify(report, null, 2)}\n`);
-    return;
-  }
-  if (ONLY === 'reporting') {
-    report.reporting = await reportingFigures();
+  const only = ONLY ? SECTIONS[ONLY] : undefined;
+  if (ONLY) {
+    if (!only) throw new Error(`BENCH_ONLY=${ONLY}: expected one of ${Object.keys(SECTIONS).join(', ')}`);
+    report[ONLY] = await only();
     rmSync(dir, { recursive: true, force: true });
     process.stdout.write(`${JSON.stringify(report, null, 2)}\n`);
     return;
@@ -351,8 +356,7 @@ async function main(): Promise<void> {
 
   process.stderr.write('bench: 1,000 snapshots of changes on the large database, then prune...\n');
   report.retention = await pruneFigures(join(dir, 'c32.db'), join(dir, 'prune.db'));
-  report.reporting = await reportingFigures();
-  report.drill = await drillFigures();
+  for (const [name, section] of Object.entries(SECTIONS)) report[name] = await section();
   rmSync(dir, { recursive: true, force: true });
   process.stdout.write(`${JSON.stringify(report, null, 2)}\n`);
 }

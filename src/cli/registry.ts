@@ -13,6 +13,7 @@ import { restoreCommand } from './commands/restore.js';
 import { rollbackCommand } from './commands/rollback.js';
 import { snapshotsCommand } from './commands/snapshots.js';
 import { syncCommand } from './commands/sync.js';
+import { uiCommand } from './commands/ui.js';
 import { verifyCommand } from './commands/verify.js';
 
 export const COMMANDS: Command[] = [
@@ -27,6 +28,7 @@ export const COMMANDS: Command[] = [
   exportCommand,
   offsiteCommand,
   verifyCommand,
+  uiCommand,
   emulatorCommand,
   demoCommand,
 ];

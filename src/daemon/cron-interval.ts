@@ -19,3 +19,13 @@ export function cronIntervalMs(expression: string): number {
     void task.destroy();
   }
 }
+
+/** The next time `expression` fires after now (what the console shows as the next pass). */
+export function nextCronRun(expression: string): Date | null {
+  const task = cron.createTask(expression, () => undefined, { name: 'wbsync-next-probe' });
+  try {
+    return task.getNextRun();
+  } finally {
+    void task.destroy();
+  }
+}

@@ -11,7 +11,9 @@ import { cronIntervalMs } from './cron-interval.js';
 import { PassMetrics } from './daemon-metrics.js';
 import { readDbFigures, type DbFigures } from './db-figures.js';
 import { HealthState, REASON_AUTH } from './health-state.js';
+import { mountConsole } from './console-mount.js';
 import { parseListen, startHealthServer, type HealthServer } from './health-server.js';
+import type { WebConsole } from '../ui/console.js';
 import { acquireLock, type DbLock } from './lock.js';
 import { Notifier } from '../alerts/notifier.js';
 import { createOperations, type PassHooks } from './operations.js';
@@ -66,6 +68,7 @@ export async function runDaemon(opts: DaemonOptions): Promise<DaemonSummary> {
   let store: Store | undefined;
   let client: ServiceClient | undefined;
   let server: HealthServer | undefined;
+  let ui: WebConsole | null = null;
   const notifiers: Notifier[] = [];
   const operations: PassHooks[] = [];
   const drills: DrillSchedule[] = [];
@@ -154,11 +157,13 @@ export async function runDaemon(opts: DaemonOptions): Promise<DaemonSummary> {
       };
     });
     const { host, port } = parseListen(config.daemon.listen);
+    ui = mountConsole({ loaded, logger, host, health: () => health.report(now()).body });
     server = await startHealthServer({
       host,
       port,
       health: () => health.report(now()),
       metrics: (accept) => metrics.render(accept),
+      ui: ui ?? undefined,
     });
     logger.info({ address: server.address }, 'listening');
     logger.info(
@@ -193,6 +198,7 @@ export async function runDaemon(opts: DaemonOptions): Promise<DaemonSummary> {
     for (const d of drills) await withDeadline(d.idle(true), 10_000);
     for (const n of notifiers) await n.drain(3_000);
     await server?.close().catch(() => undefined);
+    ui?.close();
     try {
       store?.close();
     } catch (e) {

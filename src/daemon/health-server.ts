@@ -1,4 +1,5 @@
-// GET /healthz and GET /metrics on daemon.listen, with node:http; nothing else is served.
+// GET /healthz and GET /metrics on daemon.listen, with node:http, and the web console under /ui/
+// when the daemon mounts it (src/ui/console.ts); nothing else is served.
 // Handlers read state kept by the daemon (the metrics render is asynchronous only because
 // prom-client's is), so a scrape never touches the service or waits for a pass.
 
@@ -12,6 +13,8 @@ export interface HealthServerOptions {
   health(): { httpStatus: number; body: unknown };
   /** The exposition in the format the scraper's Accept header asks for. */
   metrics(accept: string | undefined): Promise<{ contentType: string; body: string }>;
+  /** The web console: requests under `base` (e.g. /ui) go to `handle`. */
+  ui?: { base: string; handle(req: IncomingMessage, res: ServerResponse): void };
 }
 
 export interface HealthServer {
@@ -33,6 +36,7 @@ function reply(res: ServerResponse, status: number, type: string, body: string, 
 
 function handle(opts: HealthServerOptions, req: IncomingMessage, res: ServerResponse): void {
   const path = (req.url ?? '/').split('?')[0];
+  if (opts.ui && (path === opts.ui.base || path.startsWith(`${opts.ui.base}/`))) return opts.ui.handle(req, res);
   const known = path === '/healthz' || path === '/metrics';
   if (!known) return reply(res, 404, 'text/plain; charset=utf-8', 'not found: try /healthz or /metrics\n', req.method === 'HEAD');
   if (req.method !== 'GET' && req.method !== 'HEAD') {

@@ -305,6 +305,14 @@ describe('the README’s command lines', () => {
       },
     },
     {
+      line: 'wbsync ui',
+      check: async () => {
+        // the default port may be taken on a shared machine: the same line with a free one
+        const r = await runUntil(env, 'wbsync ui --listen 127.0.0.1:0', /wbsync console at http:\/\/127\.0\.0\.1:\d+\/ui\//);
+        expect(r.code, r.err.slice(-2000)).toBe(0);
+      },
+    },
+    {
       line: 'wbsync emulator --seed demo --port 4010',
       check: async () => {
         // the README's port may be taken on a shared machine: the same line with a free port
