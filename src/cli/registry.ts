@@ -5,6 +5,7 @@ import { daemonCommand } from './commands/daemon.js';
 import { demoCommand } from './commands/demo.js';
 import { diffCommand } from './commands/diff.js';
 import { emulatorCommand } from './commands/emulator.js';
+import { eraseCommand } from './commands/erase.js';
 import { exportCommand } from './commands/export.js';
 import { offsiteCommand } from './commands/offsite.js';
 import { pruneCommand } from './commands/prune.js';
@@ -22,6 +23,7 @@ export const COMMANDS: Command[] = [
   restoreCommand,
   rollbackCommand,
   pruneCommand,
+  eraseCommand,
   exportCommand,
   offsiteCommand,
   verifyCommand,

@@ -1,0 +1,152 @@
+// The history rewrite: every stored version of every entity table, in vid ranges, one short
+// transaction per range. A row whose raw JSON (or erased-id column) names something erased is run
+// through the store's judge: dropped (all versions of an erased entity: no interval is left
+// overlapping another), or rewritten in place with a fresh hash — the hash a sync computes for the
+// same entity met live, so the next pass sees no change. The search index follows each row; the
+// rest (restore journals' refusals and summaries) is cleaned at the end. Idempotent: a run killed
+// anywhere is finished by the next one.
+import type Database from 'better-sqlite3';
+import type { EntityKind } from '../domain/entities.js';
+import { SPECS, colList, fromRow, quoteCol, type EntitySpec } from '../store/entity-specs.js';
+import { ERASED_MARKER, judge, learnFrom, type ErasedSet, type PersonText } from '../store/erasure-filter.js';
+import { SearchIndex, isSearchable } from '../store/fts.js';
+import { encodeRow } from '../store/row-encoding.js';
+import { needles } from './selection.js';
+
+export interface TableCounts {
+  deleted: number;
+  rewritten: number;
+}
+
+export interface RewriteOptions {
+  dryRun: boolean;
+  /** Rows per vid range (one transaction each). */
+  chunk: number;
+  /** Called with every touched version's interval (dry run: what each snapshot loses). */
+  onTouched?: (from: number, to: number | null) => void;
+  /** Called after every write transaction with its duration (the longest is what a daemon waits for). */
+  onTransaction?: (ms: number) => void;
+}
+
+/** One short write transaction, timed. */
+function txn(db: Database.Database, opts: RewriteOptions, fn: () => void): void {
+  const t0 = performance.now();
+  db.transaction(fn).immediate();
+  opts.onTransaction?.(performance.now() - t0);
+}
+
+const MODULE_COL: Partial<Record<EntityKind, string>> = {
+  module: 'id', collection: 'module_id', column: 'module_id', record: 'module_id', amendment: 'module_id',
+  automation: 'module_id', activity: 'module_id', reference: 'module_id', moduleAccess: 'module_id',
+};
+const RECORD_COLS: Partial<Record<EntityKind, string[]>> = {
+  record: ['id', 'parent_record_id'], cell: ['record_id'], amendment: ['record_id'], activity: ['record_id'], reference: ['record_id'],
+};
+
+/** Loads the erased ids and the search strings into temp tables (this connection only). */
+function loadTemp(db: Database.Database, set: ErasedSet, words: string[]): void {
+  db.exec('CREATE TEMP TABLE IF NOT EXISTS erase_records (id TEXT PRIMARY KEY); CREATE TEMP TABLE IF NOT EXISTS erase_modules (id TEXT PRIMARY KEY); CREATE TEMP TABLE IF NOT EXISTS erase_needles (s TEXT PRIMARY KEY);');
+  db.transaction(() => {
+    db.exec('DELETE FROM temp.erase_records; DELETE FROM temp.erase_modules; DELETE FROM temp.erase_needles;');
+    const r = db.prepare('INSERT OR IGNORE INTO temp.erase_records VALUES (?)');
+    for (const id of set.records) r.run(id);
+    const m = db.prepare('INSERT OR IGNORE INTO temp.erase_modules VALUES (?)');
+    for (const id of set.modules) m.run(id);
+    const n = db.prepare('INSERT OR IGNORE INTO temp.erase_needles VALUES (?)');
+    for (const s of words) n.run(s);
+  })();
+}
+
+function candidateSql(spec: EntitySpec): string {
+  const parts = ['EXISTS (SELECT 1 FROM temp.erase_needles n WHERE instr(v.raw, n.s) > 0)'];
+  const mc = MODULE_COL[spec.kind];
+  if (mc) parts.push(`v.${quoteCol(mc)} IN (SELECT id FROM temp.erase_modules)`);
+  for (const c of RECORD_COLS[spec.kind] ?? []) parts.push(`v.${quoteCol(c)} IN (SELECT id FROM temp.erase_records)`);
+  if (spec.kind === 'member' || spec.kind === 'moduleAccess' || spec.kind === 'amendment') parts.push(`v.user_id IN (SELECT s FROM temp.erase_needles)`);
+  return parts.join(' OR ');
+}
+
+/** Learns every erased person's names and emails from the whole history (before any is removed). */
+export function learnPeople(db: Database.Database, set: ErasedSet): Map<string, PersonText> {
+  const people = new Map<string, PersonText>();
+  if (set.users.size === 0) return people;
+  for (const u of set.users) {
+    for (const kind of ['member', 'amendment', 'activity'] as const) {
+      const spec = SPECS[kind];
+      const rows = db.prepare(`SELECT ${colList(spec)} FROM ${spec.table} WHERE instr(raw, ?) > 0`).raw().all(u) as unknown[][];
+      for (const r of rows) learnFrom(kind, fromRow(spec, r), set.users, people);
+    }
+  }
+  return people;
+}
+
+/** Rewrites (or, dry run, counts) one table. */
+function rewriteTable(db: Database.Database, spec: EntitySpec, set: ErasedSet, people: ReadonlyMap<string, PersonText>, opts: RewriteOptions, search: SearchIndex): TableCounts {
+  const counts: TableCounts = { deleted: 0, rewritten: 0 };
+  const bounds = db.prepare(`SELECT min(vid) AS lo, max(vid) AS hi FROM ${spec.table}`).get() as { lo: number | null; hi: number | null };
+  if (bounds.lo === null || bounds.hi === null) return counts;
+  const select = db.prepare(`SELECT vid, valid_from, valid_to, ${colList(spec)} FROM ${spec.table} v WHERE vid BETWEEN ? AND ? AND (${candidateSql(spec)})`).raw();
+  const del = db.prepare(`DELETE FROM ${spec.table} WHERE vid = ?`);
+  const upd = db.prepare(`UPDATE ${spec.table} SET ${spec.fields.map((x) => `${quoteCol(x.col)} = ?`).join(', ')}, hash = ? WHERE vid = ?`);
+  const searchable = isSearchable(spec.kind) ? spec.kind : null;
+  const one = (lo: number, hi: number): void => {
+    for (const row of select.all(lo, hi) as unknown[][]) {
+      const [vid, from, to, ...cols] = row as [number, number, number | null, ...unknown[]];
+      const entity = fromRow<Record<string, unknown>>(spec, cols);
+      const v = judge(spec.kind, entity, set, people);
+      if (v.action === 'keep') continue;
+      opts.onTouched?.(from, to);
+      if (v.action === 'drop') {
+        counts.deleted++;
+        if (opts.dryRun) continue;
+        del.run(vid);
+        if (searchable) search.remove(searchable, vid);
+      } else {
+        counts.rewritten++;
+        if (opts.dryRun) continue;
+        const enc = encodeRow(spec.kind, spec, v.entity);
+        upd.run(...enc.values, enc.hash, vid);
+        if (searchable) {
+          search.remove(searchable, vid);
+          if (to === null) search.put(searchable, vid, v.entity);
+        }
+      }
+    }
+  };
+  for (let lo = bounds.lo; lo <= bounds.hi; lo += opts.chunk) {
+    const hi = lo + opts.chunk - 1;
+    if (opts.dryRun) one(lo, hi);
+    else txn(db, opts, () => one(lo, hi));
+  }
+  return counts;
+}
+
+/** Order: members last — their names are what later runs learn the person's strings from. */
+const ORDER: EntityKind[] = ['amendment', 'activity', 'cell', 'reference', 'record', 'collection', 'column', 'automation', 'moduleAccess', 'module', 'workspace', 'member'];
+
+/** Every versioned table, then the search index merged and the restore journal's text cleaned. */
+export function rewriteHistory(db: Database.Database, set: ErasedSet, people: ReadonlyMap<string, PersonText>, opts: RewriteOptions): Record<string, TableCounts> {
+  const words = needles(set, people);
+  loadTemp(db, set, words);
+  const search = new SearchIndex(db);
+  const out: Record<string, TableCounts> = {};
+  for (const kind of ORDER) {
+    const spec = SPECS[kind];
+    const c = rewriteTable(db, spec, set, people, opts, search);
+    if (c.deleted || c.rewritten) out[spec.table] = c;
+  }
+  if (!opts.dryRun) {
+    txn(db, opts, () => {
+      // refusals quote labels and values; summaries may name records or people
+      const texts = words.filter((w) => !set.users.has(w) && !set.records.has(w) && !set.modules.has(w));
+      db.prepare(`DELETE FROM restore_refusals WHERE entity_id IN (SELECT id FROM temp.erase_records) OR old_id IN (SELECT id FROM temp.erase_records)
+        OR EXISTS (SELECT 1 FROM temp.erase_needles n WHERE instr(restore_refusals.label || ' ' || coalesce(restore_refusals.value, ''), n.s) > 0)`).run();
+      const rep = db.prepare('UPDATE restore_runs SET summary = replace(summary, ?, ?), options = replace(options, ?, ?) WHERE instr(summary, ?) > 0 OR instr(options, ?) > 0');
+      for (const t of texts) rep.run(t, ERASED_MARKER, t, ERASED_MARKER, t, t);
+    });
+    // FTS5 deletes leave the old terms in older segments until they merge: merge them all now
+    txn(db, opts, () => db.exec(`INSERT INTO search (search) VALUES ('optimize')`));
+  }
+  db.exec('DROP TABLE IF EXISTS temp.erase_records; DROP TABLE IF EXISTS temp.erase_modules; DROP TABLE IF EXISTS temp.erase_needles;');
+  return out;
+}
