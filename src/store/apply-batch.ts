@@ -7,6 +7,7 @@ import type Database from 'better-sqlite3';
 import { WbsyncError } from '../domain/errors.js';
 import type { Cursors } from './cursors.js';
 import { UPSERT_ORDER } from './entity-specs.js';
+import { erasureGate } from './erasure-gate.js';
 import { GoneMarker } from './gone-marks.js';
 import type { ApplyResult, WriteBatch } from './port.js';
 import type { Snapshots } from './snapshots.js';
@@ -25,8 +26,10 @@ export interface ApplyContext {
   cursors: Cursors;
 }
 
-export async function applyBatch(ctx: ApplyContext, snapshotId: number, batch: WriteBatch, sliceMs = SLICE_MS): Promise<ApplyResult> {
+export async function applyBatch(ctx: ApplyContext, snapshotId: number, incoming: WriteBatch, sliceMs = SLICE_MS): Promise<ApplyResult> {
   const { db, writer, snapshots, cursors } = ctx;
+  // what `wbsync erase` removed is not stored again (dropped or scrubbed here, before any write)
+  const { batch, refused } = erasureGate(db).filter(incoming);
   const status = snapshots.status(snapshotId);
   if (status !== 'running') {
     throw new WbsyncError('internal', `cannot write into snapshot ${snapshotId}: ${status ?? 'no such snapshot'}`, {
@@ -74,5 +77,5 @@ export async function applyBatch(ctx: ApplyContext, snapshotId: number, batch: W
     }
     throw toStorageError(e, `writing batch of snapshot ${snapshotId} (rolled back)`);
   }
-  return { written: tally.written, gone: tally.gone, unchanged: tally.unchanged };
+  return { written: tally.written, gone: tally.gone, unchanged: tally.unchanged, ...(refused.length ? { erased: refused } : {}) };
 }

@@ -142,3 +142,11 @@ export function erasedIn(db: Database.Database, scope: { moduleIds?: string[]; w
   }
   return out;
 }
+
+/** Every record an active erasure removed (for `restore records ID…`). */
+export function erasedRecords(db: Database.Database): ErasedSkip[] {
+  if (!hasLedger(db)) return [];
+  return (db.prepare(`SELECT x.entity_id, e.kind AS ekind, e.entity_id AS target, coalesce(e.finished_at, e.started_at) AS at
+    FROM erased_ids x JOIN erasures e ON e.id = x.erasure_id WHERE e.lifted_at IS NULL AND x.kind = 'record'`).all() as Array<{ entity_id: string; ekind: string; target: string; at: string }>)
+    .map((r) => ({ kind: 'record' as const, id: r.entity_id, erasedAt: r.at, erasure: `${r.ekind} ${r.target}` }));
+}

@@ -48,6 +48,8 @@ export interface PassResult {
   durationMs: number;
   workspaces: WorkspaceOutcome[];
   failures: PartFailure[];
+  /** Erased entities (wbsync erase) still live on the service, met and not stored this pass. */
+  erasedLive?: string[];
 }
 
 export interface PassDeps {
@@ -103,15 +105,19 @@ export async function runPass(deps: PassDeps, opts: PassOptions = {}): Promise<P
     const s = client.stats();
     opts.onProgress?.({ ...progress, requests: s.requests - stats0.requests, retries: s.retries - stats0.retries, elapsedMs: now() - started });
   };
+  const erasedLive = new Set<string>();
   const limiter = new PQueue({ concurrency: opts.modulesInFlight ?? 2 });
   const apply = async (batch: WriteBatch): Promise<void> => {
     const res = await store.apply(snapshot, batch);
+    for (const e of res.erased ?? []) erasedLive.add(e);
     add(counts, res.written);
     add(gone, res.gone);
   };
 
   const finish = (status: 'complete' | 'failed', extra: Record<string, unknown> = {}): PassResult => {
     const s = client.stats();
+    // once per pass: what the erasure ledger kept out although the service still has it
+    if (erasedLive.size) logger.warn({ erased: [...erasedLive].sort() }, `erased entities are still live on the service and were not stored: ${[...erasedLive].sort().join(', ')} (wbsync erase --lift ID to store them again)`);
     const result: PassResult = {
       snapshot,
       kind,
@@ -123,6 +129,7 @@ export async function runPass(deps: PassDeps, opts: PassOptions = {}): Promise<P
       durationMs: now() - started,
       workspaces: outcomes,
       failures,
+      ...(erasedLive.size ? { erasedLive: [...erasedLive].sort() } : {}),
     };
     store.finishSnapshot(snapshot, status, { ...result, ...extra });
     return result;
