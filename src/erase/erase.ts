@@ -114,6 +114,12 @@ function compact(db: Database.Database, exclusive: EraseOptions['exclusive']): {
   }
 }
 
+/** Refuses (WbsyncError 'usage') a target this database never held; reads only. */
+export function checkTargets(db: Database.Database, targets: Target[]): void {
+  const links = recordLinks(db);
+  for (const t of targets) select(db, t, links);
+}
+
 export function erase(db: Database.Database, opts: EraseOptions): EraseResult {
   const chunk = opts.chunk ?? 5_000;
   if (opts.targets.length === 0) throw new WbsyncError('usage', 'erase needs a target', { hint: "give --user ID, --record ID… or --module ID (see 'wbsync erase --help')" });

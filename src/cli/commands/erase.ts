@@ -2,7 +2,7 @@
 // ledger that restores and syncs honour; `--lift ID` takes an entry off the ledger.
 
 import { EXIT_CODES, WbsyncError } from '../../domain/errors.js';
-import { erase, type EraseResult } from '../../erase/erase.js';
+import { checkTargets, erase, type EraseResult } from '../../erase/erase.js';
 import { copiesHoldingErased, replaceCopies, type CopyRef, type ReplaceResult } from '../../erase/offsite-copies.js';
 import type { Target } from '../../erase/selection.js';
 import { acquireLock } from '../../daemon/lock.js';
@@ -50,7 +50,7 @@ function lines(r: EraseResult, offsite: { copies: CopyRef[] | null; replaced?: R
   return out;
 }
 
-/** A dry run reads only; a database not yet migrated to this version is opened read-write once. */
+/** Reading only (a dry run, the target check); a database not yet migrated is opened read-write once. */
 function openForDryRun(ctx: CommandContext): ReturnType<typeof openDb> {
   try {
     return openDb(ctx, { readonly: true });
@@ -116,7 +116,14 @@ export const eraseCommand: Command = {
     if (wantOffsite && dryRun) throw new WbsyncError('usage', '--offsite and --dry-run do not go together (the dry run already lists the copies)', usageHint);
     const { config } = ctx.config();
     if (wantOffsite && !config.offsite.bucket) throw new WbsyncError('config', '--offsite needs offsite.bucket in the configuration', { hint: 'configure offsite (see wbsync offsite --help), or leave --offsite out' });
-    const store = dryRun ? openForDryRun(ctx) : openDb(ctx);
+    // a target the database never held is refused before anything opens it for writing
+    const check = openForDryRun(ctx);
+    try {
+      checkTargets(check.db, targets);
+    } finally {
+      if (!dryRun) check.close();
+    }
+    const store = dryRun ? check : openDb(ctx);
     try {
       const exclusive = (): { release: () => void } | { heldBy: string; release: () => void } => {
         try {
