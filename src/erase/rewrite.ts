@@ -121,8 +121,12 @@ function rewriteTable(db: Database.Database, spec: EntitySpec, set: ErasedSet, p
   return counts;
 }
 
-/** Order: members last — their names are what later runs learn the person's strings from. */
-const ORDER: EntityKind[] = ['amendment', 'activity', 'cell', 'reference', 'record', 'collection', 'column', 'automation', 'moduleAccess', 'module', 'workspace', 'member'];
+/**
+ * Order matters for a run killed half-way: the next run learns the person's strings from what is
+ * still there. Activity (which quotes their notes) goes before the notes themselves; members, whose
+ * names are the surest source, go last.
+ */
+const ORDER: EntityKind[] = ['activity', 'amendment', 'cell', 'reference', 'record', 'collection', 'column', 'automation', 'moduleAccess', 'module', 'workspace', 'member'];
 
 /** Every versioned table, then the search index merged and the restore journal's text cleaned. */
 export function rewriteHistory(db: Database.Database, set: ErasedSet, people: ReadonlyMap<string, PersonText>, opts: RewriteOptions): Record<string, TableCounts> {

@@ -4,7 +4,6 @@
 // the record and says so; the next sync does not bring either back while they are live (a warning
 // per pass), and --lift lets it store the record again.
 
-import { createHash } from 'node:crypto';
 import fs from 'node:fs';
 import path from 'node:path';
 import { afterEach, describe, expect, it } from 'vitest';
@@ -14,30 +13,10 @@ import { restoreModule } from '../../src/restore/restore-module.js';
 import { restoreRecords } from '../../src/restore/restore-records.js';
 import { liftErasure } from '../../src/store/erasure-ledger.js';
 import { makeHarness, type Harness } from '../helpers/harness.js';
-import { VIEWS, Writer, prng } from '../helpers/random-writes.js';
+import { VIEWS } from '../helpers/random-writes.js';
+import { buildHistory, filesHash, foundIn } from '../helpers/erase-kit.js';
 import { openStore } from '../../src/store/index.js';
 import type { Store } from '../../src/store/port.js';
-
-export async function buildHistory(h: Harness, dialect: Dialect, seed: number, rounds: number): Promise<void> {
-  await h.sync();
-  const w = new Writer(h.emu, prng(seed), dialect);
-  for (let r = 0; r < rounds; r++) {
-    for (let i = 0; i < 6; i++) await w.randomWrite();
-    h.emu.clock.advance(60_000);
-    await h.emu.idle();
-    const pass = await h.sync({ full: r % 5 === 4 });
-    expect(pass.failures).toEqual([]);
-  }
-}
-
-const bytesOf = (file: string): Buffer => (fs.existsSync(file) ? fs.readFileSync(file) : Buffer.alloc(0));
-export const filesHash = (db: string): string => createHash('sha256').update(bytesOf(db)).update(bytesOf(`${db}-wal`)).digest('hex');
-
-/** The strings of `needles` found in the file or its WAL (raw bytes). */
-export function foundIn(dbFile: string, needles: string[]): string[] {
-  const bufs = [bytesOf(dbFile), bytesOf(`${dbFile}-wal`)];
-  return needles.filter((s) => bufs.some((b) => b.indexOf(Buffer.from(s, 'utf8')) >= 0));
-}
 
 async function exportRows(store: Store, dir: string, id: number): Promise<{ rows: Record<string, string[]>; file: string }> {
   const file = path.join(dir, `export-${id}-${Math.random().toString(36).slice(2)}.db`);
