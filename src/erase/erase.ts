@@ -19,7 +19,7 @@ export interface EraseOptions {
   dryRun: boolean;
   reason: string | null;
   now: () => Date;
-  /** Rows per transaction (default 5,000). */
+  /** Version rows read per step (default 20,000); at most 500 of them written per transaction. */
   chunk?: number;
   /** Takes the daemon's lock for the file rewrite; `heldBy` when a daemon holds it. Unset: no lock. */
   exclusive?: () => { release: () => void } | { heldBy: string; release: () => void };
@@ -121,7 +121,7 @@ export function checkTargets(db: Database.Database, targets: Target[]): void {
 }
 
 export function erase(db: Database.Database, opts: EraseOptions): EraseResult {
-  const chunk = opts.chunk ?? 5_000;
+  const chunk = opts.chunk ?? 20_000;
   if (opts.targets.length === 0) throw new WbsyncError('usage', 'erase needs a target', { hint: "give --user ID, --record ID… or --module ID (see 'wbsync erase --help')" });
   const links = recordLinks(db);
   const selections = opts.targets.map((t) => ({ target: t, ids: select(db, t, links) }));

@@ -43,11 +43,16 @@ const RECORD_COLS: Partial<Record<EntityKind, string[]>> = {
   record: ['id', 'parent_record_id'], cell: ['record_id'], amendment: ['record_id'], activity: ['record_id'], reference: ['record_id'],
 };
 
+/** Rows written per transaction: short enough that a daemon's pass waits little behind one. */
+const WRITE_BATCH = 500;
+
 /** Loads the erased ids and the search strings into temp tables (this connection only). */
-function loadTemp(db: Database.Database, set: ErasedSet, words: string[]): void {
-  db.exec('CREATE TEMP TABLE IF NOT EXISTS erase_records (id TEXT PRIMARY KEY); CREATE TEMP TABLE IF NOT EXISTS erase_modules (id TEXT PRIMARY KEY); CREATE TEMP TABLE IF NOT EXISTS erase_needles (s TEXT PRIMARY KEY);');
+function loadTemp(db: Database.Database, set: ErasedSet, words: string[], said: string[]): void {
+  db.exec('CREATE TEMP TABLE IF NOT EXISTS erase_records (id TEXT PRIMARY KEY); CREATE TEMP TABLE IF NOT EXISTS erase_modules (id TEXT PRIMARY KEY); CREATE TEMP TABLE IF NOT EXISTS erase_needles (s TEXT PRIMARY KEY); CREATE TEMP TABLE IF NOT EXISTS erase_quotes (s TEXT PRIMARY KEY);');
   db.transaction(() => {
-    db.exec('DELETE FROM temp.erase_records; DELETE FROM temp.erase_modules; DELETE FROM temp.erase_needles;');
+    db.exec('DELETE FROM temp.erase_records; DELETE FROM temp.erase_modules; DELETE FROM temp.erase_needles; DELETE FROM temp.erase_quotes;');
+    const qt = db.prepare('INSERT OR IGNORE INTO temp.erase_quotes VALUES (?)');
+    for (const t of said) qt.run(JSON.stringify(t));
     const r = db.prepare('INSERT OR IGNORE INTO temp.erase_records VALUES (?)');
     for (const id of set.records) r.run(id);
     const m = db.prepare('INSERT OR IGNORE INTO temp.erase_modules VALUES (?)');
@@ -63,6 +68,8 @@ function candidateSql(spec: EntitySpec): string {
   if (mc) parts.push(`v.${quoteCol(mc)} IN (SELECT id FROM temp.erase_modules)`);
   for (const c of RECORD_COLS[spec.kind] ?? []) parts.push(`v.${quoteCol(c)} IN (SELECT id FROM temp.erase_records)`);
   if (spec.kind === 'member' || spec.kind === 'moduleAccess' || spec.kind === 'amendment') parts.push(`v.user_id IN (SELECT s FROM temp.erase_needles)`);
+  // an activity row quoting an erased person's note (before/after hold it as JSON text)
+  if (spec.kind === 'activity') parts.push(`v."before" IN (SELECT s FROM temp.erase_quotes) OR v."after" IN (SELECT s FROM temp.erase_quotes)`);
   return parts.join(' OR ');
 }
 
@@ -80,30 +87,34 @@ export function learnPeople(db: Database.Database, set: ErasedSet): Map<string, 
   return people;
 }
 
-/** Rewrites (or, dry run, counts) one table. */
+/**
+ * Rewrites (or, dry run, counts) one table. Each vid range is read and judged outside any write
+ * transaction; only the rows to change are then written, `batch` at a time, each re-read and judged
+ * again inside its short transaction (a daemon may have closed or rewritten it meanwhile).
+ */
 function rewriteTable(db: Database.Database, spec: EntitySpec, set: ErasedSet, people: ReadonlyMap<string, PersonText>, opts: RewriteOptions, search: SearchIndex): TableCounts {
   const counts: TableCounts = { deleted: 0, rewritten: 0 };
   const bounds = db.prepare(`SELECT min(vid) AS lo, max(vid) AS hi FROM ${spec.table}`).get() as { lo: number | null; hi: number | null };
   if (bounds.lo === null || bounds.hi === null) return counts;
-  const select = db.prepare(`SELECT vid, valid_from, valid_to, ${colList(spec)} FROM ${spec.table} v WHERE vid BETWEEN ? AND ? AND (${candidateSql(spec)})`).raw();
+  const cols = `vid, valid_from, valid_to, ${colList(spec)}`;
+  const scan = db.prepare(`SELECT ${cols} FROM ${spec.table} v WHERE vid BETWEEN ? AND ? AND (${candidateSql(spec)})`).raw();
+  const byVid = db.prepare(`SELECT ${cols} FROM ${spec.table} WHERE vid = ?`).raw();
   const del = db.prepare(`DELETE FROM ${spec.table} WHERE vid = ?`);
   const upd = db.prepare(`UPDATE ${spec.table} SET ${spec.fields.map((x) => `${quoteCol(x.col)} = ?`).join(', ')}, hash = ? WHERE vid = ?`);
   const searchable = isSearchable(spec.kind) ? spec.kind : null;
-  const one = (lo: number, hi: number): void => {
-    for (const row of select.all(lo, hi) as unknown[][]) {
-      const [vid, from, to, ...cols] = row as [number, number, number | null, ...unknown[]];
-      const entity = fromRow<Record<string, unknown>>(spec, cols);
-      const v = judge(spec.kind, entity, set, people);
-      if (v.action === 'keep') continue;
-      opts.onTouched?.(from, to);
+  const verdict = (row: unknown[]): { vid: number; from: number; to: number | null; v: ReturnType<typeof judge> } => {
+    const [vid, from, to, ...rest] = row as [number, number, number | null, ...unknown[]];
+    return { vid, from, to, v: judge(spec.kind, fromRow<Record<string, unknown>>(spec, rest), set, people) };
+  };
+  const write = (vids: number[]): void => {
+    for (const id of vids) {
+      const row = byVid.get(id) as unknown[] | undefined;
+      if (!row) continue;
+      const { vid, to, v } = verdict(row);
       if (v.action === 'drop') {
-        counts.deleted++;
-        if (opts.dryRun) continue;
         del.run(vid);
         if (searchable) search.remove(searchable, vid);
-      } else {
-        counts.rewritten++;
-        if (opts.dryRun) continue;
+      } else if (v.action === 'scrub') {
         const enc = encodeRow(spec.kind, spec, v.entity);
         upd.run(...enc.values, enc.hash, vid);
         if (searchable) {
@@ -113,10 +124,22 @@ function rewriteTable(db: Database.Database, spec: EntitySpec, set: ErasedSet, p
       }
     }
   };
+  const batch = Math.max(1, Math.min(opts.chunk, WRITE_BATCH));
   for (let lo = bounds.lo; lo <= bounds.hi; lo += opts.chunk) {
-    const hi = lo + opts.chunk - 1;
-    if (opts.dryRun) one(lo, hi);
-    else txn(db, opts, () => one(lo, hi));
+    const touched: number[] = [];
+    for (const row of scan.all(lo, lo + opts.chunk - 1) as unknown[][]) {
+      const { vid, from, to, v } = verdict(row);
+      if (v.action === 'keep') continue;
+      opts.onTouched?.(from, to);
+      if (v.action === 'drop') counts.deleted++;
+      else counts.rewritten++;
+      touched.push(vid);
+    }
+    if (opts.dryRun) continue;
+    for (let i = 0; i < touched.length; i += batch) {
+      const part = touched.slice(i, i + batch);
+      txn(db, opts, () => write(part));
+    }
   }
   return counts;
 }
@@ -131,7 +154,8 @@ const ORDER: EntityKind[] = ['activity', 'amendment', 'cell', 'reference', 'reco
 /** Every versioned table, then the search index merged and the restore journal's text cleaned. */
 export function rewriteHistory(db: Database.Database, set: ErasedSet, people: ReadonlyMap<string, PersonText>, opts: RewriteOptions): Record<string, TableCounts> {
   const words = needles(set, people);
-  loadTemp(db, set, words);
+  const said = [...set.users].flatMap((u) => [...(people.get(u)?.said ?? [])]);
+  loadTemp(db, set, words, said);
   const search = new SearchIndex(db);
   const out: Record<string, TableCounts> = {};
   for (const kind of ORDER) {
@@ -151,6 +175,6 @@ export function rewriteHistory(db: Database.Database, set: ErasedSet, people: Re
     // FTS5 deletes leave the old terms in older segments until they merge: merge them all now
     txn(db, opts, () => db.exec(`INSERT INTO search (search) VALUES ('optimize')`));
   }
-  db.exec('DROP TABLE IF EXISTS temp.erase_records; DROP TABLE IF EXISTS temp.erase_modules; DROP TABLE IF EXISTS temp.erase_needles;');
+  db.exec('DROP TABLE IF EXISTS temp.erase_records; DROP TABLE IF EXISTS temp.erase_modules; DROP TABLE IF EXISTS temp.erase_needles; DROP TABLE IF EXISTS temp.erase_quotes;');
   return out;
 }

@@ -35,7 +35,7 @@ describe('withTarget and needles', () => {
     expect([...set2.records]).toEqual(['rec00001']);
     expect([...set2.amendments]).toEqual(['am000001']);
     const people = new Map([['user0001', { texts: new Set(['g@x.example', 'Grace Hopper']), mentions: new Set(['@Grace']), said: new Set(['my note']) }]]);
-    expect(needles(set2, people)).toEqual(['@Grace', 'Grace Hopper', 'am000001', 'g@x.example', 'my note', 'rec00001', 'user0001']);
+    expect(needles(set2, people)).toEqual(['@Grace', 'Grace Hopper', 'am000001', 'g@x.example', 'rec00001', 'user0001']);
   });
 });
 

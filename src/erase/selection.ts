@@ -59,7 +59,8 @@ export function withTarget(base: ErasedSet, target: Target, ids: readonly Erased
 
 /**
  * Strings whose presence in a row's raw JSON makes it a candidate (the judge decides): erased ids
- * and the persons' identifying texts. Ids shorter than 4 characters would match everything.
+ * and the persons' identifying texts (their notes' texts are looked for in activity's before/after
+ * only). Ids shorter than 4 characters would match everything.
  */
 export function needles(set: ErasedSet, people: ReadonlyMap<string, PersonText>): string[] {
   const out = new Set<string>();
@@ -69,7 +70,6 @@ export function needles(set: ErasedSet, people: ReadonlyMap<string, PersonText>)
     if (!p) continue;
     for (const t of p.texts) out.add(t);
     for (const m of p.mentions) out.add(m);
-    for (const m of p.said) out.add(m);
   }
   return [...out].sort();
 }
