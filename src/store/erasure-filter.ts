@@ -139,6 +139,21 @@ function scrubValue(v: unknown, sc: Scrubber, depth: number): unknown {
   return out;
 }
 
+/** Whether any string inside `v` contains one of `words` (no copy made). */
+function holdsAny(v: unknown, words: string[], depth: number): boolean {
+  if (typeof v === 'string') {
+    for (const w of words) if (v.includes(w)) return true;
+    return false;
+  }
+  if (v === null || typeof v !== 'object' || depth > 12) return false;
+  if (Array.isArray(v)) {
+    for (const x of v) if (holdsAny(x, words, depth + 1)) return true;
+    return false;
+  }
+  for (const x of Object.values(v as Obj)) if (holdsAny(x, words, depth + 1)) return true;
+  return false;
+}
+
 /**
  * The verdict for one entity. `people` holds what is known of erased persons' strings (learnFrom);
  * the entity itself is not modified.
@@ -194,6 +209,9 @@ export function judge(kind: EntityKind, entity: object, set: ErasedSet, people: 
   // longest first: "@Grace Hopper" before "@Grace"
   texts.sort((a, b) => b.length - a.length);
   mentions.sort((a, b) => b.length - a.length);
+  // most entities hold nothing erased: find that out without copying them (a sync judges every row)
+  const words = [...set.users, ...set.records, ...texts, ...mentions, ...(kind === 'activity' ? said : [])];
+  if (!holdsAny(e, words, 0)) return { action: 'keep' };
   const sc: Scrubber = { users: set.users, records: set.records, texts, mentions, changed: false };
   const out: Obj = {};
   for (const [k, v] of Object.entries(e)) {
