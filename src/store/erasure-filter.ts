@@ -139,6 +139,59 @@ function scrubValue(v: unknown, sc: Scrubber, depth: number): unknown {
   return out;
 }
 
+interface Words {
+  sig: string;
+  texts: string[];
+  mentions: string[];
+  said: ReadonlySet<string>;
+  /** What makes an entity worth a closer look: erased ids, texts and mentions. */
+  words: string[];
+}
+
+const wordCache = new WeakMap<ErasedSet, Words>();
+
+/** The erased persons' strings, longest first ("@Grace Hopper" before "@Grace"); cached per set
+ * until `people` learns more. */
+function wordsOf(set: ErasedSet, people: ReadonlyMap<string, PersonText>): Words {
+  let sig = '';
+  for (const u of set.users) {
+    const p = people.get(u);
+    sig += p ? `${p.texts.size}.${p.mentions.size}.${p.said.size};` : '-;';
+  }
+  const hit = wordCache.get(set);
+  if (hit && hit.sig === sig) return hit;
+  const texts: string[] = [];
+  const mentions: string[] = [];
+  const said = new Set<string>();
+  for (const u of set.users) {
+    const p = people.get(u);
+    if (!p) continue;
+    texts.push(...p.texts);
+    mentions.push(...p.mentions);
+    for (const t of p.said) said.add(t);
+  }
+  texts.sort((a, b) => b.length - a.length);
+  mentions.sort((a, b) => b.length - a.length);
+  const w: Words = { sig, texts, mentions, said, words: [...set.users, ...set.records, ...texts, ...mentions] };
+  wordCache.set(set, w);
+  return w;
+}
+
+/** Whether an activity row's before/after (JSON text, or raw's plain value) is one of `said`. */
+function quotes(e: Obj, said: ReadonlySet<string>): boolean {
+  if (said.size === 0) return false;
+  const raw = isObj(e.raw) ? e.raw : {};
+  for (const v of [e.before, e.after]) {
+    if (typeof v !== 'string') continue;
+    try {
+      if (said.has(JSON.parse(v) as string)) return true;
+    } catch {
+      if (said.has(v)) return true;
+    }
+  }
+  return (typeof raw.before === 'string' && said.has(raw.before)) || (typeof raw.after === 'string' && said.has(raw.after));
+}
+
 /** Whether any string inside `v` contains one of `words` (no copy made). */
 function holdsAny(v: unknown, words: string[], depth: number): boolean {
   if (typeof v === 'string') {
@@ -195,30 +248,15 @@ export function judge(kind: EntityKind, entity: object, set: ErasedSet, people: 
       break;
   }
   if (set.users.size === 0 && set.records.size === 0) return { action: 'keep' };
-  const texts: string[] = [];
-  const mentions: string[] = [];
-  const said: string[] = [];
-  for (const u of set.users) {
-    const p = people.get(u);
-    if (p) {
-      texts.push(...p.texts);
-      mentions.push(...p.mentions);
-      said.push(...p.said);
-    }
-  }
-  // longest first: "@Grace Hopper" before "@Grace"
-  texts.sort((a, b) => b.length - a.length);
-  mentions.sort((a, b) => b.length - a.length);
-  // most entities hold nothing erased: find that out without copying them (a sync judges every row)
-  const words = [...set.users, ...set.records, ...texts, ...mentions, ...(kind === 'activity' ? said : [])];
-  if (!holdsAny(e, words, 0)) return { action: 'keep' };
+  const { texts, mentions, said: saidSet, words } = wordsOf(set, people);
+  if (!holdsAny(e, words, 0) && !(kind === 'activity' && quotes(e, saidSet))) return { action: 'keep' };
   const sc: Scrubber = { users: set.users, records: set.records, texts, mentions, changed: false };
   const out: Obj = {};
   for (const [k, v] of Object.entries(e)) {
     if (k === 'id' || k === 'userId' || k === 'workspaceId' || k === 'moduleId' || k === 'recordId' || k === 'parentId' || k === 'parentRecordId') out[k] = v;
     else out[k] = scrubValue(v, sc, 0);
   }
-  if (kind === 'activity') quotedComments(e, out, set, said, sc);
+  if (kind === 'activity') quotedComments(e, out, set, saidSet, sc);
   if (kind === 'amendment') {
     const raw = isObj(out.raw) ? { ...out.raw } : null;
     if (typeof e.userId === 'string' && set.users.has(e.userId)) {
@@ -240,11 +278,11 @@ export function judge(kind: EntityKind, entity: object, set: ErasedSet, people: 
 
 /**
  * A comment activity row quotes the amendment text in before/after (JSON text, and again in raw):
- * an erased person's comment rows lose it, and so does any row quoting one of their texts.
+ * an erased person's comment rows lose it, and so does any row quoting one of their texts whole.
  */
-function quotedComments(e: Obj, out: Obj, set: ErasedSet, said: string[], sc: Scrubber): void {
+function quotedComments(e: Obj, out: Obj, set: ErasedSet, said: ReadonlySet<string>, sc: Scrubber): void {
   const own = typeof e.userId === 'string' && set.users.has(e.userId) && typeof e.action === 'string' && e.action.startsWith('comment');
-  const quotes = (v: unknown): boolean => typeof v === 'string' && v !== ERASED_MARKER && (own || said.some((t) => (t.length >= 12 ? v.includes(t) : v === t)));
+  const quotes = (v: unknown): boolean => typeof v === 'string' && v !== ERASED_MARKER && (own || said.has(v));
   const raw = isObj(out.raw) ? { ...out.raw } : null;
   for (const k of ['before', 'after'] as const) {
     const text = out[k];
