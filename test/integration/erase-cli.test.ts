@@ -51,7 +51,7 @@ describe.each(['spec', 'observed'] as const)('wbsync erase (%s dialect)', (diale
 
   it('refuses without a target, with a bad id or mixed flags: exit 2, not a byte changed', async () => {
     const h0 = filesHash();
-    for (const argv of [['erase'], ['erase', '--dry-run'], ['erase', '--user', 'no such id!'], ['erase', '--lift', 'x1234567', '--module', 'abcd1234'], ['erase', '--module', 'abcd1234', '--offsite'], ['erase', '--user', 'ffffffffffffffffffffffff']]) {
+    for (const argv of [['erase'], ['erase', '--dry-run'], ['erase', '--user', 'no such id!'], ['erase', '--lift', 'x1234567', '--module', 'abcd1234'], ['erase', '--module', 'abcd1234', '--offsite'], ['erase', '--user', 'ffffffffffffffffffffffff'], ['erase', 'abcd1234']]) {
       const r = await cli(...argv);
       expect(r.code, `${argv.join(' ')}: ${r.err}`).toBe(2);
       expect(r.err.trim().split('\n')[0]).toMatch(/^wbsync: /);

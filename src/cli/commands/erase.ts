@@ -19,7 +19,9 @@ function targetsOf(ctx: CommandContext): Target[] {
   const out: Target[] = [];
   const user = stringFlag(f, 'user');
   const mod = stringFlag(f, 'module');
-  const records = [...(listFlag(f, 'record') ?? []), ...ctx.args.positionals];
+  const listed = listFlag(f, 'record');
+  if (ctx.args.positionals.length && listed.length === 0) throw new WbsyncError('usage', `unexpected argument '${ctx.args.positionals[0]}': record ids follow --record`, usageHint);
+  const records = [...listed, ...ctx.args.positionals];
   if (user !== undefined) out.push({ kind: 'user', id: user });
   for (const r of records) out.push({ kind: 'record', id: r });
   if (mod !== undefined) out.push({ kind: 'module', id: mod });
