@@ -157,6 +157,10 @@ export function rewriteHistory(db: Database.Database, set: ErasedSet, people: Re
   const said = [...set.users].flatMap((u) => [...(people.get(u)?.said ?? [])]);
   loadTemp(db, set, words, said);
   const search = new SearchIndex(db);
+  // the names of erased records and modules, read while their rows are still there: restore
+  // journals and snapshot summaries quote them (a re-run after a crash may find fewer)
+  const names = db.prepare(`SELECT DISTINCT name FROM record_versions WHERE id IN (SELECT id FROM temp.erase_records)
+    UNION SELECT DISTINCT name FROM module_versions WHERE id IN (SELECT id FROM temp.erase_modules)`).pluck().all().filter((n): n is string => typeof n === 'string' && n.length >= 3);
   const out: Record<string, TableCounts> = {};
   for (const kind of ORDER) {
     const spec = SPECS[kind];
@@ -165,12 +169,16 @@ export function rewriteHistory(db: Database.Database, set: ErasedSet, people: Re
   }
   if (!opts.dryRun) {
     txn(db, opts, () => {
-      // refusals quote labels and values; summaries may name records or people
-      const texts = words.filter((w) => !set.users.has(w) && !set.records.has(w) && !set.modules.has(w));
+      // refusals quote labels and values; summaries may name records, modules or people
+      const texts = [...words.filter((w) => !set.users.has(w) && !set.records.has(w) && !set.modules.has(w)), ...names].sort((a, b) => b.length - a.length);
       db.prepare(`DELETE FROM restore_refusals WHERE entity_id IN (SELECT id FROM temp.erase_records) OR old_id IN (SELECT id FROM temp.erase_records)
         OR EXISTS (SELECT 1 FROM temp.erase_needles n WHERE instr(restore_refusals.label || ' ' || coalesce(restore_refusals.value, ''), n.s) > 0)`).run();
       const rep = db.prepare('UPDATE restore_runs SET summary = replace(summary, ?, ?), options = replace(options, ?, ?) WHERE instr(summary, ?) > 0 OR instr(options, ?) > 0');
-      for (const t of texts) rep.run(t, ERASED_MARKER, t, ERASED_MARKER, t, t);
+      // as the text appears inside the JSON columns
+      const inJson = texts.map((t) => JSON.stringify(t).slice(1, -1));
+      for (const t of inJson) rep.run(t, ERASED_MARKER, t, ERASED_MARKER, t, t);
+      const runs = db.prepare('UPDATE snapshot_runs SET summary = replace(summary, ?, ?) WHERE instr(summary, ?) > 0');
+      for (const t of inJson) runs.run(t, ERASED_MARKER, t);
     });
     // FTS5 deletes leave the old terms in older segments until they merge: merge them all now
     txn(db, opts, () => db.exec(`INSERT INTO search (search) VALUES ('optimize')`));

@@ -66,6 +66,9 @@ describe.each(['spec', 'observed'] as Dialect[])('erase (%s dialect)', (dialect)
     const recordStrings = [...new Set(recordCandidates)].filter((s) => !elsewhere(s) && !s.includes(grace.first_name));
     expect(recordStrings.length).toBeGreaterThan(2);
     const gone = [...new Set([...personStrings, ...recordStrings])];
+    // a restore journal that quoted them (a refusal's label and value, a run's summary)
+    db.prepare(`INSERT INTO restore_runs (id, kind, run_key, snapshot_id, source_ids, status, started_at, summary) VALUES (900, 'records', 'k', 1, '[]', 'complete', '2026-01-01', ?)`).run(JSON.stringify({ notRestored: [{ entity: 'record', id: record, label: recordStrings[0] }, { entity: 'grant', id: user, label: `${grace.first_name} ${grace.last_name}` }] }));
+    db.prepare(`INSERT INTO restore_refusals (run_id, step_key, old_id, entity, entity_id, label, reason, value, refused_at) VALUES (900, 's1', ?, 'cell', 'c1', ?, 'refused', ?, '2026-01-01')`).run(record, recordStrings[0], grace.email);
     expect(foundIn(h.dbPath, gone).length).toBeGreaterThan(0);
 
     const snapshots = store.listSnapshots().map((s) => s.id);
