@@ -7,7 +7,7 @@ import type Database from 'better-sqlite3';
 import { WbsyncError } from '../domain/errors.js';
 import type { Cursors } from './cursors.js';
 import { UPSERT_ORDER } from './entity-specs.js';
-import { erasureGate } from './erasure-gate.js';
+import { erasureGate, type GateSession } from './erasure-gate.js';
 import { GoneMarker } from './gone-marks.js';
 import type { ApplyResult, WriteBatch } from './port.js';
 import type { Snapshots } from './snapshots.js';
@@ -26,10 +26,8 @@ export interface ApplyContext {
   cursors: Cursors;
 }
 
-export async function applyBatch(ctx: ApplyContext, snapshotId: number, incoming: WriteBatch, sliceMs = SLICE_MS): Promise<ApplyResult> {
+export async function applyBatch(ctx: ApplyContext, snapshotId: number, batch: WriteBatch, sliceMs = SLICE_MS): Promise<ApplyResult> {
   const { db, writer, snapshots, cursors } = ctx;
-  // what `wbsync erase` removed is not stored again (dropped or scrubbed here, before any write)
-  const { batch, refused } = erasureGate(db).filter(incoming);
   const status = snapshots.status(snapshotId);
   if (status !== 'running') {
     throw new WbsyncError('internal', `cannot write into snapshot ${snapshotId}: ${status ?? 'no such snapshot'}`, {
@@ -37,9 +35,17 @@ export async function applyBatch(ctx: ApplyContext, snapshotId: number, incoming
     });
   }
   const tally = emptyTally();
-  const steps: Array<() => void> = [];
+  // What `wbsync erase` removed is not stored again: each upsert passes the erasure ledger's gate,
+  // opened as the transaction's first step (the ledger read under the write lock).
+  let gate: GateSession | null = null;
+  const steps: Array<() => void> = [() => void (gate = erasureGate(db).begin(batch))];
   for (const [key, kind] of UPSERT_ORDER) {
-    for (const entity of batch.upserts?.[key] ?? []) steps.push(() => writer.upsert(snapshotId, kind, entity, tally));
+    for (const entity of batch.upserts?.[key] ?? []) {
+      steps.push(() => {
+        const kept = gate ? gate.pass(kind, entity) : entity;
+        if (kept) writer.upsert(snapshotId, kind, kept, tally);
+      });
+    }
   }
   const marker = new GoneMarker(writer, snapshotId, tally);
   for (const l of batch.listings ?? []) steps.push(() => marker.listing(l));
@@ -77,5 +83,6 @@ export async function applyBatch(ctx: ApplyContext, snapshotId: number, incoming
     }
     throw toStorageError(e, `writing batch of snapshot ${snapshotId} (rolled back)`);
   }
+  const refused = (gate as GateSession | null)?.refused() ?? [];
   return { written: tally.written, gone: tally.gone, unchanged: tally.unchanged, ...(refused.length ? { erased: refused } : {}) };
 }

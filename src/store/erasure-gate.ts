@@ -8,15 +8,18 @@ import type { EntityKind } from '../domain/entities.js';
 import { UPSERT_ORDER } from './entity-specs.js';
 import { isEmptyErasedSet, judge, learnFrom, type ErasedSet, type PersonText } from './erasure-filter.js';
 import { erasedSet, ledgerStamp } from './erasure-ledger.js';
-import type { Upserts, WriteBatch } from './port.js';
-
-export interface GateOutcome {
-  batch: WriteBatch;
-  /** Erased entities the batch brought (still live on the service): "kind id", dropped. */
-  refused: string[];
-}
+import type { WriteBatch } from './port.js';
 
 const ID_OF: Partial<Record<EntityKind, string>> = { member: 'userId', moduleAccess: 'userId', reference: 'recordId' };
+
+/** One batch through the gate: call it inside the batch's write transaction, so that an erasure
+ * written down before the transaction began is always seen. */
+export interface GateSession {
+  /** The entity to store (scrubbed if need be), or null: not stored. */
+  pass(kind: EntityKind, entity: object): object | null;
+  /** Erased entities met (still live on the service): "kind id". */
+  refused(): string[];
+}
 
 class ErasureGate {
   private stamp = '\0';
@@ -35,29 +38,26 @@ class ErasureGate {
     return this.set;
   }
 
-  filter(batch: WriteBatch): GateOutcome {
+  /** Null when the ledger is empty: nothing to filter. */
+  begin(batch: WriteBatch): GateSession | null {
     const set = this.current();
-    if (!set || !batch.upserts) return { batch, refused: [] };
+    if (!set || !batch.upserts) return null;
     const ups = batch.upserts as Record<string, object[] | undefined>;
+    // what the batch says of erased persons (their member row, user summaries), learnt first
     for (const [key, kind] of UPSERT_ORDER) for (const e of ups[key] ?? []) learnFrom(kind, e, set.users, this.people);
-    const out: Record<string, object[]> = {};
     const refused = new Set<string>();
-    for (const [key, kind] of UPSERT_ORDER) {
-      const list = ups[key];
-      if (!list) continue;
-      const kept: object[] = [];
-      for (const e of list) {
-        const v = judge(kind, e, set, this.people);
-        if (v.action === 'keep') kept.push(e);
-        else if (v.action === 'scrub') kept.push(v.entity);
-        else {
-          const id = (e as Record<string, unknown>)[ID_OF[kind] ?? 'id'];
-          if (kind === 'record' || kind === 'module' || kind === 'member') refused.add(`${kind === 'member' ? 'user' : kind} ${String(id)}`);
-        }
-      }
-      out[key] = kept;
-    }
-    return { batch: { ...batch, upserts: out as Upserts }, refused: [...refused].sort() };
+    const people = this.people;
+    return {
+      pass(kind, entity) {
+        const v = judge(kind, entity, set, people);
+        if (v.action === 'keep') return entity;
+        if (v.action === 'scrub') return v.entity;
+        const id = (entity as Record<string, unknown>)[ID_OF[kind] ?? 'id'];
+        if (kind === 'record' || kind === 'module' || kind === 'member') refused.add(`${kind === 'member' ? 'user' : kind} ${String(id)}`);
+        return null;
+      },
+      refused: () => [...refused].sort(),
+    };
   }
 }
 
