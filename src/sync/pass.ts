@@ -7,6 +7,7 @@ import type { Workspace } from '../domain/entities.js';
 import { WbsyncError, isWbsyncError } from '../domain/errors.js';
 import type { ServiceClient } from '../api/port.js';
 import type { Logger } from '../config/logger.js';
+import { erasedSet } from '../store/erasure-ledger.js';
 import type { SnapshotKind, Store, WriteBatch } from '../store/port.js';
 import type { FreshnessClock } from './pass-env.js';
 import { syncWorkspace, type PartFailure, type WorkspaceOutcome } from './workspace-sync.js';
@@ -139,8 +140,12 @@ export async function runPass(deps: PassDeps, opts: PassOptions = {}): Promise<P
     const visibleIds = all.map((w) => w.id);
     const before = store.stateAt(snapshot)?.workspaces() ?? [];
     const inScope = (id: string): boolean => selectWorkspaces([{ id } as Workspace], { ...opts, workspaceIds: opts.workspaceIds }).selected.length > 0;
+    // The erasure ledger names a person: the store's writer learns their name and email from the
+    // live member lists first, so a row quoting them is scrubbed whichever batch brings it (a full
+    // pass writes the feed in batches before the member lists).
+    const learn = erasedSet(store.db).users.size > 0 ? (await Promise.all(selected.map((w) => client.listMembers(w.id).catch(() => [])))).flat() : [];
     await apply({
-      upserts: { workspaces: selected },
+      upserts: { workspaces: selected, ...(learn.length ? { members: learn } : {}) },
       // Only a listing that covered a workspace can say it is gone: scope = stored ones in the filter.
       listings: [{ kind: 'workspace', ids: visibleIds, scopeIds: before.map((w) => w.id).filter(inScope) }],
       gone: before

@@ -12,7 +12,8 @@ import { erase } from '../../src/erase/erase.js';
 import { restoreModule } from '../../src/restore/restore-module.js';
 import { restoreRecords } from '../../src/restore/restore-records.js';
 import { liftErasure } from '../../src/store/erasure-ledger.js';
-import { makeHarness, type Harness } from '../helpers/harness.js';
+import { api, makeHarness, silentLogger, type Harness } from '../helpers/harness.js';
+import { runPass } from '../../src/sync/pass.js';
 import { VIEWS } from '../helpers/random-writes.js';
 import { buildHistory, filesHash, foundIn } from '../helpers/erase-kit.js';
 import { openStore } from '../../src/store/index.js';
@@ -141,6 +142,24 @@ describe.each(['spec', 'observed'] as Dialect[])('erase (%s dialect)', (dialect)
     expect(db.prepare('SELECT count(*) FROM amendment_versions WHERE user_id = ?').pluck().get(user)).toBe(versions);
     expect(foundIn(h.dbPath, gone)).toEqual([]);
     expect(store.verify()).toMatchObject({ ok: true, problems: [] });
+
+    // a fresh process (the gate has learnt nothing yet), an incremental pass whose only news is
+    // someone else typing the person's email into a record's name: no batch of that pass holds the
+    // person's own rows, and still the email is scrubbed — the ledger's person is learnt from the
+    // live member lists before any batch
+    const other = db.prepare(`SELECT id FROM records WHERE parent_record_id IS NULL AND id NOT IN ${inClosure} ORDER BY id LIMIT 1`).pluck().get() as string;
+    expect((await api(h.emu, 'PUT', `/records/${other}`, { name: `Call ${grace.email} back` })).status).toBe(200);
+    h.emu.clock.advance(1000);
+    await h.emu.idle();
+    const fresh = openStore(h.dbPath);
+    try {
+      const pass = await runPass({ client: h.client, store: fresh, logger: silentLogger }, {});
+      expect(pass).toMatchObject({ kind: 'incremental', failures: [] });
+      expect(fresh.db.prepare('SELECT name FROM records WHERE id = ?').pluck().get(other)).toBe('Call [erased] back');
+    } finally {
+      fresh.close();
+    }
+    expect(foundIn(h.dbPath, gone)).toEqual([]);
 
     // lifted: the next sync stores the record again
     expect(liftErasure(db, record, new Date().toISOString()).map((e) => e.kind)).toEqual(['record']);
