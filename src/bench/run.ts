@@ -11,7 +11,7 @@ import { fileURLToPath } from 'node:url';
 import Database from 'better-sqlite3';
 import { offsiteFigures } from './offsite-bench.js';
 import { pruneFigures } from './prune-bench.js';
-import { eraseFigures } from './erase-bench.js';
+import { eraseSection } from './erase-bench.js';
 import { applyBulkOverwrite, applyMixedChanges } from './changes.js';
 import { measureDaemonScrapes } from './daemon-scrape.js';
 import { startEmulatorChild, type EmulatorChild } from './emulator-child.js';
@@ -201,19 +201,7 @@ async function main(): Promise<void> {
     return;
   }
   if (ONLY === 'erase') {
-    // erasure of one person on a copy of the reporting history (built first unless BENCH_HISTORY_DB holds one)
-    const history = HISTORY_DB ?? join(dir, 'history.db');
-    if (!existsSync(history)) {
-      const emu = await startEmulatorChild(['--seed', 'large', '--modules', String(HISTORY_MODULES), '--latency-ms', '0']);
-      try {
-        process.stderr.write(`bench: erase: full pass then ${HISTORY_PASSES} incremental passes...\n`);
-        report.eraseHistory = await buildHistoryDb(emu.baseUrl, emu.apiKey, history, HISTORY_PASSES, (s) => process.stderr.write(s));
-      } finally {
-        await emu.stop();
-      }
-    }
-    process.stderr.write('bench: erase: one person from every version...\n');
-    report.erase = await eraseFigures(history, join(dir, 'erase.db'));
+    report.erase = await eraseSection({ dir, historyDb: HISTORY_DB ?? join(dir, 'history.db'), historyPasses: HISTORY_PASSES, historyModules: HISTORY_MODULES });
     rmSync(dir, { recursive: true, force: true });
     process.stdout.write(`${JSON.stringify(report, null, 2)}\n`);
     return;
@@ -364,7 +352,7 @@ async function main(): Promise<void> {
   process.stderr.write('bench: 1,000 snapshots of changes on the large database, then prune...\n');
   report.retention = await pruneFigures(join(dir, 'c32.db'), join(dir, 'prune.db'));
   report.reporting = await reportingFigures();
-  report.erase = await eraseFigures(HISTORY_DB ?? join(dir, 'history.db'), join(dir, 'erase.db'));
+  report.erase = await eraseSection({ dir, historyDb: HISTORY_DB ?? join(dir, 'history.db'), historyPasses: HISTORY_PASSES, historyModules: HISTORY_MODULES });
   rmSync(dir, { recursive: true, force: true });
   process.stdout.write(`${JSON.stringify(report, null, 2)}\n`);
 }
