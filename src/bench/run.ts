@@ -12,6 +12,7 @@ import Database from 'better-sqlite3';
 import { drillFigures } from './drill-bench.js';
 import { offsiteFigures } from './offsite-bench.js';
 import { pruneFigures } from './prune-bench.js';
+import { eraseSection } from './erase-bench.js';
 import { applyBulkOverwrite, applyMixedChanges } from './changes.js';
 import { measureDaemonScrapes } from './daemon-scrape.js';
 import { startEmulatorChild, type EmulatorChild } from './emulator-child.js';
@@ -23,7 +24,7 @@ import { moduleWeight, planReverification } from '../sync/reverify-plan.js';
 import type { WorkerInput } from './pass-worker.js';
 
 const LATENCY_MS = Number(process.env.BENCH_LATENCY_MS ?? 20);
-/** BENCH_ONLY=reporting|drill|ui runs only that section (see SECTIONS below). */
+/** BENCH_ONLY=reporting|drill|ui|erase runs only that section (see SECTIONS below). */
 const ONLY = process.env.BENCH_ONLY;
 /** Incremental passes of history behind the reporting figures (default 100). */
 const HISTORY_PASSES = Number(process.env.BENCH_HISTORY_PASSES ?? 100);
@@ -199,6 +200,7 @@ const SECTIONS: Record<string, () => Promise<Figures>> = {
   drill: drillFigures,
   ui: () =>
     uiFigures({ dir, historyDb: HISTORY_DB ?? join(dir, 'history.db'), historyPasses: HISTORY_PASSES, historyModules: HISTORY_MODULES, daemonPasses: Number(process.env.BENCH_UI_DAEMON_PASSES ?? 6), pagePauseMs: Number(process.env.BENCH_UI_PAGE_PAUSE_MS ?? 500) }),
+  erase: () => eraseSection({ dir, historyDb: HISTORY_DB ?? join(dir, 'history.db'), historyPasses: HISTORY_PASSES, historyModules: HISTORY_MODULES }),
 };
 
 async function main(): Promise<void> {

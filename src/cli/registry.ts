@@ -6,6 +6,7 @@ import { demoCommand } from './commands/demo.js';
 import { diffCommand } from './commands/diff.js';
 import { drillCommand } from './commands/drill.js';
 import { emulatorCommand } from './commands/emulator.js';
+import { eraseCommand } from './commands/erase.js';
 import { exportCommand } from './commands/export.js';
 import { offsiteCommand } from './commands/offsite.js';
 import { pruneCommand } from './commands/prune.js';
@@ -25,6 +26,7 @@ export const COMMANDS: Command[] = [
   rollbackCommand,
   drillCommand,
   pruneCommand,
+  eraseCommand,
   exportCommand,
   offsiteCommand,
   verifyCommand,

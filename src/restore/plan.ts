@@ -154,7 +154,7 @@ export function planRestore(input: PlanInput): RestorePlan {
   });
   phases.push(...content.phases);
   Object.assign(counts, content.counts);
-  notRestored.push(...content.notRestored);
+  notRestored.push(...content.notRestored, ...(tree.erased ?? []));
 
   phase(
     'grants',

@@ -129,7 +129,7 @@ export async function restoreModule(deps: RestoreDeps, opts: RestoreModuleOption
   const stats0 = client.stats().requests;
   const snapshot = chooseSnapshot(store, 'module', opts.moduleId, opts.snapshotId);
   const state = store.stateAt(snapshot)!;
-  const tree = treeFromState(state, opts.moduleId);
+  const tree = treeFromState(state, opts.moduleId, store.db);
   if (!tree) throw refuse(`snapshot ${snapshot} does not hold module ${opts.moduleId}`);
   const sourceWs = tree.module.workspaceId;
   const target = opts.workspaceId ?? sourceWs;

@@ -7,6 +7,7 @@
 import type { ServiceClient } from '../api/port.js';
 import type { BoardRecord } from '../domain/entities.js';
 import { isWbsyncError } from '../domain/errors.js';
+import { erasedRecords } from '../store/erasure-ledger.js';
 import type { Store } from '../store/port.js';
 import { applyPlan } from './apply.js';
 import { RunJournal, latestRun, startRun } from './journal.js';
@@ -14,6 +15,7 @@ import { planContent } from './plan-content.js';
 import type { NotRestored, Phase, RestorePlan } from './plan-steps.js';
 import { targetModules } from './remap.js';
 import { chooseSnapshot, refuse, summarisePlan, type PlanSummary } from './restore-module.js';
+import { erasureView, withoutErasedAuthors } from './tree.js';
 
 export interface RestoreRecordsOptions {
   recordIds: string[];
@@ -58,7 +60,11 @@ async function answers(client: ServiceClient, recordId: string): Promise<boolean
 export async function restoreRecords(deps: { client: ServiceClient; store: Store }, opts: RestoreRecordsOptions): Promise<RestoreRecordsResult> {
   const { client, store } = deps;
   const stats0 = client.stats().requests;
-  const ids = [...new Set(opts.recordIds)];
+  // what the erasure ledger took is in no snapshot: listed as such, the rest restored
+  const erased = new Map(erasedRecords(store.db).map((x) => [x.id, x]));
+  const skipped: NotRestored[] = opts.recordIds.filter((id) => erased.has(id)).map((id) => ({ entity: 'record', id, label: '[erased]', reason: `erased on ${erased.get(id)!.erasedAt} (wbsync erase ${erased.get(id)!.erasure}): not in any snapshot, not restored` }));
+  const ids = [...new Set(opts.recordIds)].filter((id) => !erased.has(id));
+  if (ids.length === 0) throw refuse(`record(s) ${opts.recordIds.join(', ')} were erased (wbsync erase): nothing to restore`, 'the erasure ledger lists them: wbsync erase --lift ID lets a later sync store them again');
   const snapshots = ids.map((id) => chooseSnapshot(store, 'record', id, opts.snapshotId));
   // Each record is read from its own latest snapshot holding it (or the one asked for); the run is
   // keyed by the oldest of them.
@@ -105,16 +111,20 @@ export async function restoreRecords(deps: { client: ServiceClient; store: Store
   const phases: Phase[] = [];
   if (unarchive.length) phases.push({ name: 'un-archive', steps: unarchive.map((id) => ({ op: 'unarchiveRecord', key: `unarchive:${id}`, target: id })) });
   const counts: Record<string, number> = { unarchived: unarchive.length };
-  const notRestored: NotRestored[] = [];
+  const notRestored: NotRestored[] = [...skipped];
+  const ledger = erasureView(store.db, [moduleId]);
   const liveModuleIds = new Set(liveModules.map((m) => m.id));
   for (const { rec, state } of recreate) {
     const subs = state.records(moduleId).filter((r) => r.parentRecordId === rec.id);
     const records = [{ ...rec, isArchived: false }, ...subs];
     const recordIds = new Set(records.map((r) => r.id));
+    // an erased person's amendments are not posted again (their replies are)
+    const authored = withoutErasedAuthors(state.amendments(moduleId).filter((a) => recordIds.has(a.recordId)), ledger.users, ledger.erasedAt);
+    notRestored.push(...authored.skipped);
     const content = planContent({
       records,
       cells: state.cells(moduleId).filter((c) => recordIds.has(c.recordId)),
-      amendments: state.amendments(moduleId).filter((a) => recordIds.has(a.recordId)),
+      amendments: authored.kept,
       columns: liveColumns,
       collectionOf: () => opts.collectionId ?? rec.collectionId,
       collectionExists: (id) => liveCollections.has(id),

@@ -7,6 +7,7 @@ import { WbsyncError, isWbsyncError } from '../domain/errors.js';
 import { applyPlan } from './apply.js';
 import { journaledRun, type RunOutcome } from './journaled-run.js';
 import { RunJournal, latestRun } from './journal.js';
+import { erasedIn } from '../store/erasure-ledger.js';
 import type { NotRestored } from './plan-steps.js';
 import { planWorkspace } from './plan-workspace.js';
 import { pauseRecipes } from './pause.js';
@@ -55,7 +56,7 @@ export async function restoreWorkspace(deps: RestoreDeps, opts: RestoreWorkspace
   const state = store.stateAt(snapshot)!;
   const ws = state.workspaces().find((w) => w.id === opts.workspaceId);
   if (!ws) throw refuse(`snapshot ${snapshot} does not hold workspace ${opts.workspaceId}`);
-  const trees = state.modules(ws.id).map((m) => treeFromState(state, m.id)).filter((t): t is ModuleTree => t !== null);
+  const trees = state.modules(ws.id).map((m) => treeFromState(state, m.id, store.db)).filter((t): t is ModuleTree => t !== null);
   const name = opts.newName ?? ws.name;
   const userMap = opts.userMap ?? new Map<string, string>();
   const runKey = JSON.stringify(['workspace', snapshot, ws.id, opts.intoWorkspace ?? `new:${name}`, [...userMap].sort()]);
@@ -85,6 +86,10 @@ export async function restoreWorkspace(deps: RestoreDeps, opts: RestoreWorkspace
     liveModuleIds: new Set(liveModules),
     attribution: opts.attribution,
   });
+  // modules the erasure ledger took whole are in no tree: listed here (records and persons by the trees)
+  for (const x of erasedIn(store.db, { workspaceId: ws.id })) {
+    if (x.kind === 'module') plan.notRestored.push({ entity: 'module', id: x.id, label: '[erased]', reason: `erased on ${x.erasedAt} (wbsync erase ${x.erasure}): not in any snapshot, not restored` });
+  }
   const base = { sourceWorkspaceId: ws.id, name, snapshot, dryRun: opts.dryRun === true, members: { ...plan.members, refused: 0 }, automations: plan.automations, counts: plan.counts };
   const outcome = (journal: RunJournal | null): RestoreWorkspaceResult['modules'] => plan.modules.map((m) => ({ ...m, moduleId: journal?.newId(m.sourceModuleId) ?? null }));
 

@@ -246,6 +246,7 @@ export function planRollback(input: RollbackInput): RollbackPlan {
     notRestored.push(...content.notRestored);
     for (const r of records) writes.push({ entity: 'record', id: r.id, label: recordLabel(r), field: '(deleted)', live: null, base: r.name, after: afterRecords.get(r.id)?.name ?? null });
   }
+  notRestored.push(...(base.erased ?? []));
   const newRecords: RollbackPlan['newRecords'] = [];
   for (const r of live.records) {
     if (baseRecords.has(r.id) || r.isArchived) continue;

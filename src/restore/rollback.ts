@@ -188,7 +188,7 @@ export async function rollback(deps: RestoreDeps, opts: RollbackOptions): Promis
   }
   const chosen = pickSnapshot(deps, opts);
   const baseState = store.stateAt(chosen.id)!;
-  const base = treeFromState(baseState, opts.moduleId)!;
+  const base = treeFromState(baseState, opts.moduleId, store.db)!;
   const ws = base.module.workspaceId;
   const liveModule = (await client.listModules(ws)).find((m) => m.id === opts.moduleId);
   if (!liveModule) throw refuse(`module ${opts.moduleId} (${base.module.name}) is gone`, `rollback works in place on a live module: bring it back with 'wbsync restore module ${opts.moduleId}'`);

@@ -5,8 +5,11 @@
 import type { Amendment, Automation, BoardRecord, Cell, Collection, Column, Member, Module } from '../domain/entities.js';
 import { isWbsyncError } from '../domain/errors.js';
 import type { ServiceClient } from '../api/port.js';
+import type Database from 'better-sqlite3';
+import { erasedIn, erasedSet } from '../store/erasure-ledger.js';
 import type { StateReader } from '../store/port.js';
 import { crawlModule } from '../sync/module-crawl.js';
+import type { NotRestored } from './plan-steps.js';
 
 export interface ModuleTree {
   module: Module;
@@ -24,11 +27,48 @@ export interface ModuleTree {
   /** Creation times of collections and columns the activity feed saw created (their objects may
    * carry none): restore orders siblings tied in position by them. */
   creationTimes?: ReadonlyMap<string, string>;
+  /** What the erasure ledger took out of this module (wbsync erase): listed by restores, never
+   * restored; an erased person's amendments are left out here, their replies kept. */
+  erased?: NotRestored[];
 }
 
-export function treeFromState(state: StateReader, moduleId: string): ModuleTree | null {
+/**
+ * Amendments without those of erased persons: their text is gone ("[erased]") and is not posted
+ * again. A reply to one moves up to the erased note's own parent so the thread stays readable.
+ */
+export function withoutErasedAuthors(amendments: Amendment[], users: ReadonlySet<string>, erasedAt: (userId: string) => string): { kept: Amendment[]; skipped: NotRestored[] } {
+  if (users.size === 0) return { kept: amendments, skipped: [] };
+  const gone = new Map(amendments.filter((a) => a.userId !== null && users.has(a.userId)).map((a) => [a.id, a]));
+  if (gone.size === 0) return { kept: amendments, skipped: [] };
+  const up = (parent: string | null): string | null => {
+    let p = parent;
+    for (let i = 0; p !== null && gone.has(p) && i < 64; i++) p = gone.get(p)!.parentId;
+    return p;
+  };
+  const kept = amendments.filter((a) => !gone.has(a.id)).map((a) => (a.parentId !== null && gone.has(a.parentId) ? { ...a, parentId: up(a.parentId) } : a));
+  const skipped = [...gone.values()].map((a) => ({ entity: 'amendment', id: a.id, label: '[erased]', reason: `by a person erased on ${erasedAt(a.userId!)} (wbsync erase user ${a.userId}): not restored; replies to it are kept` }));
+  return { kept, skipped };
+}
+
+/** The ledger's view for restoring `moduleIds`: erased persons, and what was erased from there. */
+export function erasureView(db: Database.Database | undefined, moduleIds: string[]): { users: ReadonlySet<string>; erasedAt: (u: string) => string; listed: NotRestored[] } {
+  if (!db) return { users: new Set(), erasedAt: () => '', listed: [] };
+  const skips = erasedIn(db, { moduleIds });
+  const at = new Map(skips.filter((x) => x.kind === 'user').map((x) => [x.id, x.erasedAt]));
+  return {
+    users: erasedSet(db).users,
+    erasedAt: (u) => at.get(u) ?? '?',
+    listed: skips
+      .filter((x) => x.kind !== 'user')
+      .map((x) => ({ entity: x.kind, id: x.id, label: '[erased]', reason: `erased on ${x.erasedAt} (wbsync erase ${x.erasure}): not in any snapshot, not restored` })),
+  };
+}
+
+export function treeFromState(state: StateReader, moduleId: string, ledger?: Database.Database): ModuleTree | null {
   const module = state.module(moduleId);
   if (!module) return null;
+  const view = erasureView(ledger, [moduleId]);
+  const amendments = withoutErasedAuthors(state.amendments(moduleId), view.users, view.erasedAt);
   const grants = state
     .moduleAccess(module.workspaceId)
     .filter((a) => a.moduleId === moduleId && a.granted)
@@ -45,10 +85,11 @@ export function treeFromState(state: StateReader, moduleId: string): ModuleTree 
     columns,
     records: state.records(moduleId),
     cells: state.cells(moduleId),
-    amendments: state.amendments(moduleId),
+    amendments: amendments.kept,
     automations: state.moduleAutomations(moduleId),
     grants,
     creationTimes: unranked ? state.creationTimes(module.workspaceId, moduleId) : new Map(),
+    erased: [...view.listed, ...amendments.skipped],
   };
 }
 

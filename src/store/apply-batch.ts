@@ -7,6 +7,7 @@ import type Database from 'better-sqlite3';
 import { WbsyncError } from '../domain/errors.js';
 import type { Cursors } from './cursors.js';
 import { UPSERT_ORDER } from './entity-specs.js';
+import { erasureGate, type GateSession } from './erasure-gate.js';
 import { GoneMarker } from './gone-marks.js';
 import type { ApplyResult, WriteBatch } from './port.js';
 import type { Snapshots } from './snapshots.js';
@@ -34,9 +35,17 @@ export async function applyBatch(ctx: ApplyContext, snapshotId: number, batch: W
     });
   }
   const tally = emptyTally();
-  const steps: Array<() => void> = [];
+  // What `wbsync erase` removed is not stored again: each upsert passes the erasure ledger's gate,
+  // opened as the transaction's first step (the ledger read under the write lock).
+  let gate: GateSession | null = null;
+  const steps: Array<() => void> = [() => void (gate = erasureGate(db).begin(batch))];
   for (const [key, kind] of UPSERT_ORDER) {
-    for (const entity of batch.upserts?.[key] ?? []) steps.push(() => writer.upsert(snapshotId, kind, entity, tally));
+    for (const entity of batch.upserts?.[key] ?? []) {
+      steps.push(() => {
+        const kept = gate ? gate.pass(kind, entity) : entity;
+        if (kept) writer.upsert(snapshotId, kind, kept, tally);
+      });
+    }
   }
   const marker = new GoneMarker(writer, snapshotId, tally);
   for (const l of batch.listings ?? []) steps.push(() => marker.listing(l));
@@ -74,5 +83,6 @@ export async function applyBatch(ctx: ApplyContext, snapshotId: number, batch: W
     }
     throw toStorageError(e, `writing batch of snapshot ${snapshotId} (rolled back)`);
   }
-  return { written: tally.written, gone: tally.gone, unchanged: tally.unchanged };
+  const refused = (gate as GateSession | null)?.refused() ?? [];
+  return { written: tally.written, gone: tally.gone, unchanged: tally.unchanged, ...(refused.length ? { erased: refused } : {}) };
 }

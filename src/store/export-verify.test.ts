@@ -116,7 +116,7 @@ describe('export and verify', () => {
   it('passes verify on good data', () => {
     const report = store.verify();
     expect(report).toMatchObject({ ok: true, problems: [] });
-    expect(report.checks).toEqual(['integrity', 'foreign-keys', 'history', 'orphans', 'snapshots']);
+    expect(report.checks).toEqual(['integrity', 'foreign-keys', 'history', 'orphans', 'snapshots', 'erasures']);
   });
 
   it('catches overlapping versions', () => {

@@ -125,6 +125,8 @@ export interface ApplyResult {
   /** entities marked gone, per entity kind */
   gone: Record<string, number>;
   unchanged: number;
+  /** Erased entities (the erasure ledger) the batch brought, still live on the service: not stored. */
+  erased?: string[];
 }
 
 /** The state as of one snapshot (versions with valid_from <= N < valid_to). */

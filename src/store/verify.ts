@@ -3,6 +3,7 @@
 // the next sync marks them failed); only a warning while their owner is alive (a pass in progress).
 import type Database from 'better-sqlite3';
 import { SPECS, quoteCol } from './entity-specs.js';
+import { listErasures } from './erasure-ledger.js';
 import { SEARCH_TABLE } from './fts.js';
 import type { VerifyProblem, VerifyReport } from './port.js';
 import { ownerAlive } from './snapshots.js';
@@ -98,12 +99,21 @@ function runningSnapshots(db: Database.Database, problems: VerifyProblem[], warn
   }
 }
 
+/** An erasure left running (killed, or a daemon kept the file from being rewritten): consistent,
+ * but erased bytes may remain in free space or the WAL until `wbsync erase` runs again. */
+function erasures(db: Database.Database, _problems: VerifyProblem[], warnings: VerifyProblem[]): void {
+  for (const e of listErasures(db)) {
+    if (e.status === 'running' && e.liftedAt === null) warnings.push({ check: 'erasures', message: `the erasure of ${e.kind} ${e.entityId} (started ${e.startedAt}) is unfinished: run \`wbsync erase --${e.kind} ${e.entityId}\` again to finish it` });
+  }
+}
+
 const CHECKS: Array<[string, Check]> = [
   ['integrity', integrity],
   ['foreign-keys', foreignKeys],
   ['history', history],
   ['orphans', orphans],
   ['snapshots', runningSnapshots],
+  ['erasures', erasures],
 ];
 
 export function verifyDatabase(db: Database.Database): VerifyReport {

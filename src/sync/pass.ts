@@ -7,6 +7,7 @@ import type { Workspace } from '../domain/entities.js';
 import { WbsyncError, isWbsyncError } from '../domain/errors.js';
 import type { ServiceClient } from '../api/port.js';
 import type { Logger } from '../config/logger.js';
+import { erasedSet } from '../store/erasure-ledger.js';
 import type { SnapshotKind, Store, WriteBatch } from '../store/port.js';
 import type { FreshnessClock } from './pass-env.js';
 import { syncWorkspace, type PartFailure, type WorkspaceOutcome } from './workspace-sync.js';
@@ -48,6 +49,8 @@ export interface PassResult {
   durationMs: number;
   workspaces: WorkspaceOutcome[];
   failures: PartFailure[];
+  /** Erased entities (wbsync erase) still live on the service, met and not stored this pass. */
+  erasedLive?: string[];
 }
 
 export interface PassDeps {
@@ -103,15 +106,19 @@ export async function runPass(deps: PassDeps, opts: PassOptions = {}): Promise<P
     const s = client.stats();
     opts.onProgress?.({ ...progress, requests: s.requests - stats0.requests, retries: s.retries - stats0.retries, elapsedMs: now() - started });
   };
+  const erasedLive = new Set<string>();
   const limiter = new PQueue({ concurrency: opts.modulesInFlight ?? 2 });
   const apply = async (batch: WriteBatch): Promise<void> => {
     const res = await store.apply(snapshot, batch);
+    for (const e of res.erased ?? []) erasedLive.add(e);
     add(counts, res.written);
     add(gone, res.gone);
   };
 
   const finish = (status: 'complete' | 'failed', extra: Record<string, unknown> = {}): PassResult => {
     const s = client.stats();
+    // once per pass: what the erasure ledger kept out although the service still has it
+    if (erasedLive.size) logger.warn({ erased: [...erasedLive].sort() }, `erased entities are still live on the service and were not stored: ${[...erasedLive].sort().join(', ')} (wbsync erase --lift ID to store them again)`);
     const result: PassResult = {
       snapshot,
       kind,
@@ -123,6 +130,7 @@ export async function runPass(deps: PassDeps, opts: PassOptions = {}): Promise<P
       durationMs: now() - started,
       workspaces: outcomes,
       failures,
+      ...(erasedLive.size ? { erasedLive: [...erasedLive].sort() } : {}),
     };
     store.finishSnapshot(snapshot, status, { ...result, ...extra });
     return result;
@@ -132,8 +140,12 @@ export async function runPass(deps: PassDeps, opts: PassOptions = {}): Promise<P
     const visibleIds = all.map((w) => w.id);
     const before = store.stateAt(snapshot)?.workspaces() ?? [];
     const inScope = (id: string): boolean => selectWorkspaces([{ id } as Workspace], { ...opts, workspaceIds: opts.workspaceIds }).selected.length > 0;
+    // The erasure ledger names a person: the store's writer learns their name and email from the
+    // live member lists first, so a row quoting them is scrubbed whichever batch brings it (a full
+    // pass writes the feed in batches before the member lists).
+    const learn = erasedSet(store.db).users.size > 0 ? (await Promise.all(selected.map((w) => client.listMembers(w.id).catch(() => [])))).flat() : [];
     await apply({
-      upserts: { workspaces: selected },
+      upserts: { workspaces: selected, ...(learn.length ? { members: learn } : {}) },
       // Only a listing that covered a workspace can say it is gone: scope = stored ones in the filter.
       listings: [{ kind: 'workspace', ids: visibleIds, scopeIds: before.map((w) => w.id).filter(inScope) }],
       gone: before

@@ -44,6 +44,19 @@ interface Env {
   archivedRecordId: string;
 }
 
+/** Ids the erase lines of the README act on: the member Grace, a top-level record, the members. */
+function readmeIds(env: Env): { user: string; record: string; members: string[] } {
+  const db = new Database(join(env.dir, 'data', 'wbsync.db'), { readonly: true });
+  try {
+    const members = db.prepare('SELECT user_id FROM members').pluck().all() as string[];
+    const user = (db.prepare(`SELECT user_id FROM member_versions WHERE first_name = 'Grace' LIMIT 1`).pluck().get() as string | undefined) ?? '';
+    const record = db.prepare('SELECT id FROM records WHERE parent_record_id IS NULL ORDER BY id LIMIT 1').pluck().get() as string;
+    return { user, record, members };
+  } finally {
+    db.close();
+  }
+}
+
 /** Runs one command line to its end. Asynchronously: the emulator lives in this process. */
 async function run(env: Env, line: string, timeoutMs = 60_000, extraEnv: Record<string, string> = {}): Promise<{ status: number | null; out: string; err: string }> {
   const argv = line.replace(/^wbsync\s*/, '').split(/\s+/).filter(Boolean);
@@ -295,6 +308,36 @@ describe('the README’s command lines', () => {
         const r = await run(env, `wbsync drill --workspace ${ws} --json`, 120_000);
         expect(r.status, r.out + r.err).toBe(0);
         expect(JSON.parse(r.out)).toMatchObject({ ok: true, workspaces: [{ workspaceId: ws, ok: true }] });
+      },
+    },
+    {
+      line: 'wbsync erase --user USER_ID --dry-run',
+      check: async () => {
+        const r = await run(env, `wbsync erase --user ${readmeIds(env).user} --dry-run`);
+        expect(r.status, r.err).toBe(0);
+        expect(r.out).toMatch(/^would erase user /);
+      },
+    },
+    {
+      line: 'wbsync erase --user USER_ID --reason ticket-2026-114',
+      check: async () => {
+        const { user } = readmeIds(env);
+        const r = await run(env, `wbsync erase --user ${user} --reason ticket-2026-114`);
+        expect(r.status, r.err).toBe(0);
+        expect(readmeIds(env).members).not.toContain(user);
+        expect((await run(env, 'wbsync verify')).status).toBe(0);
+      },
+    },
+    { line: 'wbsync erase --record ID', check: async () => expect((await run(env, `wbsync erase --record ${readmeIds(env).record}`)).status).toBe(0) },
+    {
+      line: 'wbsync erase --lift ID',
+      check: async () => {
+        const db = new Database(join(env.dir, 'data', 'wbsync.db'), { readonly: true });
+        const id = db.prepare(`SELECT entity_id FROM erasures WHERE kind = 'record' AND lifted_at IS NULL`).pluck().get() as string;
+        db.close();
+        const r = await run(env, `wbsync erase --lift ${id}`);
+        expect(r.status, r.err).toBe(0);
+        expect(r.out).toContain(`lifted record ${id}`);
       },
     },
     {
