@@ -61,7 +61,9 @@ export interface DrillReport {
   notRestorableFields: string[];
 }
 
-function sideOf(state: StateReader, workspaceId: string): DrillSide | null {
+/** The ledger (the copy's erasures) makes the source side what a restore may bring back: an erased
+ * person's notes are left out of both, and listed as not restorable. */
+function sideOf(state: StateReader, workspaceId: string, ledger?: Store): DrillSide | null {
   const workspace = state.workspaces().find((w) => w.id === workspaceId);
   if (!workspace) return null;
   return {
@@ -69,7 +71,7 @@ function sideOf(state: StateReader, workspaceId: string): DrillSide | null {
     members: state.members(workspaceId),
     workspaceAutomations: state.workspaceAutomations(workspaceId),
     modules: state.modules(workspaceId),
-    tree: (moduleId) => treeFromState(state, moduleId),
+    tree: (moduleId) => treeFromState(state, moduleId, ledger?.db),
   };
 }
 
@@ -109,7 +111,7 @@ export async function runDrill(opts: DrillOptions): Promise<DrillReport> {
     if (missing.length) throw refuse(`snapshot ${snapshot} does not hold workspace ${missing.join(', ')}`, `workspaces in it: ${all.join(', ') || 'none'}`);
     if (!ids.length) throw refuse(`snapshot ${snapshot} holds no workspace to drill`, "check workspaces.include / .exclude and run 'wbsync sync'");
 
-    const sources = ids.map((id) => sideOf(state, id)!);
+    const sources = ids.map((id) => sideOf(state, id, copy)!);
     service = opts.target ? stagingService(opts.target, opts.http, opts.logger) : await startScratchEmulator(sources.flatMap((s) => s.members), opts.dialect, opts.http, opts.logger);
     opts.onScratch?.(service);
     const stamp = new Date(started).toISOString().slice(0, 19).replace(/[-:T]/g, '');

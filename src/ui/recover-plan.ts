@@ -46,7 +46,8 @@ export function shellWord(s: string): string {
 export function previewRecover(store: Store, opts: { moduleId: string; snapshot: number; scope: RecoverScope; columnId?: string; attribution: string }): RecoverPreview {
   const { moduleId, snapshot, scope } = opts;
   const latest = store.latestCompleteSnapshot() ?? snapshot;
-  const base = treeFromState(store.stateAt(snapshot)!, moduleId)!;
+  // the ledger: an erased record or person's note is listed as not restorable, as the command will
+  const base = treeFromState(store.stateAt(snapshot)!, moduleId, store.db)!;
   const latestState = store.stateAt(latest)!;
   // the whole module as the latest backup has it only for rollback; restore asks only "is it there"
   const stillThere = latestState.module(moduleId) !== null;

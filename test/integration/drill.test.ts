@@ -6,6 +6,7 @@ import { createHash } from 'node:crypto';
 import { existsSync, readdirSync, readFileSync } from 'node:fs';
 import { afterEach, describe, expect, it } from 'vitest';
 import { runDrill, type DrillReport } from '../../src/drill/drill.js';
+import { erase } from '../../src/erase/erase.js';
 import type { Dialect } from '../../src/emulator/types.js';
 import { makeHarness, silentLogger, tempDir, type Harness } from '../helpers/harness.js';
 
@@ -67,6 +68,27 @@ describe.each(['spec', 'observed'] as Dialect[])('wbsync drill (%s dialect)', (d
     expect(w.differing).toEqual([expect.objectContaining({ entity: 'cell', id: cell.id, label: `${cell.record} · ${cell.col}`, reason: expect.stringMatching(/refused.*HTTP 4\d\d.*"abc"/s) })]);
     expect(w.entities.cell.differing).toBe(1);
     expect(w.entities.cell.equal).toBe(w.entities.cell.compared - 1);
+  });
+
+  it('passes after an erasure: the erased record and the erased person\'s notes are listed as not restorable, not as differences', { timeout: 90_000 }, async () => {
+    h = await makeHarness(dialect);
+    await h.sync();
+    const db = h.store.db;
+    // a person who wrote notes (not the key's owner, who restores), and a record with cells
+    const author = db.prepare(`SELECT a.user_id FROM amendments a JOIN members m ON m.user_id = a.user_id AND m.role <> 'owner' GROUP BY a.user_id ORDER BY count(*) DESC LIMIT 1`).pluck().get() as string;
+    const notes = db.prepare('SELECT count(*) FROM amendments WHERE user_id = ?').pluck().get(author) as number;
+    const record = db.prepare(`SELECT r.id FROM records r WHERE r.parent_record_id IS NULL AND r.is_archived = 0 AND r.amendment_count = 0 AND EXISTS (SELECT 1 FROM cells c WHERE c.record_id = r.id) LIMIT 1`).pluck().get() as string;
+    expect(author && record && notes).toBeTruthy();
+    const res = erase(db, { targets: [{ kind: 'user', id: author }, { kind: 'record', id: record }], dryRun: false, reason: null, now: () => new Date() });
+    expect(res.complete).toBe(true);
+    const r = await runDrill({ db: h.dbPath, dialect, attribution: ATTRIBUTION, http: HTTP, logger: silentLogger });
+    expect(summary(r)).toEqual([]);
+    expect(r.ok).toBe(true);
+    const w = r.workspaces[0]!;
+    const erased = w.notRestorable.filter((n) => /erased/.test(n.reason));
+    expect(erased.filter((n) => n.entity === 'amendment').length).toBeGreaterThanOrEqual(notes);
+    expect(erased.map((n) => n.id)).toContain(record);
+    expect(w.entities.amendment.differing).toBe(0);
   });
 
   it('should refuse and leave nothing behind if the snapshot lacks the workspace or the database is missing', { timeout: 30_000 }, async () => {
