@@ -9,8 +9,7 @@ import type { Logger } from '../config/logger.js';
 import type { Store } from '../store/port.js';
 import { RunJournal, startRun, type NewRun, type RestoreRun } from './journal.js';
 import { reactivateRecipes } from './pause.js';
-import type { NotRestored } from './plan-steps.js';
-import type { PlanSummary } from './restore-module.js';
+import type { NotRestored, PlanSummary } from './plan-steps.js';
 
 /** What every journaled command reports about its run, whatever it restored. */
 export interface RunOutcome {

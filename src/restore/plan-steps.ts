@@ -154,3 +154,19 @@ export function stepWrites(s: Step): number {
       return 1;
   }
 }
+
+/** What a plan will do, phase by phase: what `--dry-run` prints and a run reports. */
+export interface PlanSummary {
+  /** `chained`: steps that wait for the one before them (a thread, siblings tied in position). */
+  phases: { name: string; steps: number; ops: Record<string, number>; writesAtMost: number; chained: number }[];
+  writesAtMost: number;
+}
+
+export function summarisePlan(plan: RestorePlan): PlanSummary {
+  const phases = plan.phases.map((p) => {
+    const ops: Record<string, number> = {};
+    for (const s of p.steps) ops[s.op] = (ops[s.op] ?? 0) + 1;
+    return { name: p.name, steps: p.steps.length, ops, writesAtMost: p.steps.reduce((n, s) => n + stepWrites(s), 0), chained: p.steps.filter((s) => s.chain !== undefined).length };
+  });
+  return { phases, writesAtMost: phases.reduce((n, p) => n + p.writesAtMost, 0) };
+}

@@ -15,7 +15,7 @@ import { applyPlan } from './apply.js';
 import { journaledRun, type RunOutcome } from './journaled-run.js';
 import { latestRun, restoredIdMap } from './journal.js';
 import { planRestore } from './plan.js';
-import { stepWrites, type NotRestored, type RestorePlan } from './plan-steps.js';
+import { summarisePlan, type NotRestored } from './plan-steps.js';
 import { pauseRecipes } from './pause.js';
 import { treeFromState } from './tree.js';
 
@@ -47,12 +47,6 @@ export interface RestoreModuleOptions extends RunControls {
   dryRun?: boolean;
 }
 
-export interface PlanSummary {
-  /** `chained`: steps that wait for the one before them (a thread, siblings tied in position). */
-  phases: { name: string; steps: number; ops: Record<string, number>; writesAtMost: number; chained: number }[];
-  writesAtMost: number;
-}
-
 export interface RestoreModuleResult extends RunOutcome {
   /** The new module's id (null on a dry run). */
   moduleId: string | null;
@@ -71,15 +65,6 @@ export interface RestoreModuleResult extends RunOutcome {
 
 export function refuse(message: string, hint?: string, details?: Record<string, unknown>): WbsyncError {
   return new WbsyncError('restore_refused', message, { hint, details });
-}
-
-export function summarisePlan(plan: RestorePlan): PlanSummary {
-  const phases = plan.phases.map((p) => {
-    const ops: Record<string, number> = {};
-    for (const s of p.steps) ops[s.op] = (ops[s.op] ?? 0) + 1;
-    return { name: p.name, steps: p.steps.length, ops, writesAtMost: p.steps.reduce((n, s) => n + stepWrites(s), 0), chained: p.steps.filter((s) => s.chain !== undefined).length };
-  });
-  return { phases, writesAtMost: phases.reduce((n, p) => n + p.writesAtMost, 0) };
 }
 
 /** The snapshot to restore from: the one asked for (it must hold the module) or the latest holding it. */

@@ -12,9 +12,9 @@ import type { Store } from '../store/port.js';
 import { applyPlan } from './apply.js';
 import { RunJournal, latestRun, startRun } from './journal.js';
 import { planContent } from './plan-content.js';
-import type { NotRestored, Phase, RestorePlan } from './plan-steps.js';
 import { targetModules } from './remap.js';
-import { chooseSnapshot, refuse, summarisePlan, type PlanSummary } from './restore-module.js';
+import { summarisePlan, type NotRestored, type Phase, type PlanSummary, type RestorePlan } from './plan-steps.js';
+import { chooseSnapshot, refuse } from './restore-module.js';
 import { erasureView, withoutErasedAuthors } from './tree.js';
 
 export interface RestoreRecordsOptions {

@@ -11,7 +11,8 @@ import { erasedIn } from '../store/erasure-ledger.js';
 import type { NotRestored } from './plan-steps.js';
 import { planWorkspace } from './plan-workspace.js';
 import { pauseRecipes } from './pause.js';
-import { chooseSnapshot, refuse, requireWritable, summarisePlan, type RestoreDeps, type RunControls } from './restore-module.js';
+import { summarisePlan } from './plan-steps.js';
+import { chooseSnapshot, refuse, requireWritable, type RestoreDeps, type RunControls } from './restore-module.js';
 import { treeFromState, type ModuleTree } from './tree.js';
 
 export interface RestoreWorkspaceOptions extends RunControls {

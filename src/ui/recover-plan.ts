@@ -6,7 +6,7 @@
 import type { Member } from '../domain/entities.js';
 import { restoredIdMap } from '../restore/journal.js';
 import { planRestore } from '../restore/plan.js';
-import { summarisePlan, type PlanSummary } from '../restore/restore-module.js';
+import { summarisePlan, type PlanSummary } from '../restore/plan-steps.js';
 import { planRollback, ROLLBACK_KINDS, type FieldChange } from '../restore/rollback-plan.js';
 import type { NotRestored } from '../restore/plan-steps.js';
 import { treeFromState } from '../restore/tree.js';
