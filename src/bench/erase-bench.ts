@@ -4,12 +4,11 @@
 // checkpoint), the longest single transaction of the rewrite (what a running daemon's pass may wait
 // for), version rows touched, sizes, and verify afterwards.
 
-import { copyFileSync, existsSync, rmSync, statSync } from 'node:fs';
+import { copyFileSync, rmSync, statSync } from 'node:fs';
 import { join } from 'node:path';
 import { erase } from '../erase/erase.js';
 import { openStore } from '../store/index.js';
-import { startEmulatorChild } from './emulator-child.js';
-import { buildHistoryDb } from './reporting.js';
+import { ensureHistoryDb } from './reporting.js';
 
 export interface EraseBenchOptions {
   /** Scratch folder of the run (the copy erased is made and removed there). */
@@ -22,16 +21,7 @@ export interface EraseBenchOptions {
 
 /** The bench section: the history database (reused, or built), then the erasure on a copy. */
 export async function eraseSection(opts: EraseBenchOptions): Promise<Record<string, unknown>> {
-  let history: unknown = 'reused';
-  if (!existsSync(opts.historyDb)) {
-    const emu = await startEmulatorChild(['--seed', 'large', '--modules', String(opts.historyModules), '--latency-ms', '0']);
-    try {
-      process.stderr.write(`bench: erase: building the history database (full pass then ${opts.historyPasses} incremental passes)...\n`);
-      history = await buildHistoryDb(emu.baseUrl, emu.apiKey, opts.historyDb, opts.historyPasses, (s) => process.stderr.write(s));
-    } finally {
-      await emu.stop();
-    }
-  }
+  const history = await ensureHistoryDb(opts.historyDb, opts.historyPasses, opts.historyModules, 'erase');
   process.stderr.write('bench: erase: one person from every version...\n');
   return { history, ...(await eraseFigures(opts.historyDb, join(opts.dir, 'erase.db'))) };
 }

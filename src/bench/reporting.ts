@@ -3,7 +3,7 @@
 // timed on it, and the database's size. Targets (see README): <= 100 ms per query.
 
 import { execFileSync, spawnSync } from 'node:child_process';
-import { mkdtempSync, rmSync, statSync } from 'node:fs';
+import { existsSync, mkdtempSync, rmSync, statSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
@@ -15,6 +15,7 @@ import type { FileFormat } from '../store/export-files.js';
 import { openStore } from '../store/index.js';
 import { runPass } from '../sync/pass.js';
 import { applyMixedChanges } from './changes.js';
+import { startEmulatorChild } from './emulator-child.js';
 
 export interface HistoryBuild {
   passes: number;
@@ -25,6 +26,19 @@ export interface HistoryBuild {
   incrementalMsMean: number;
   /** CPU of this process (syncer + writer thread) per incremental pass */
   incrementalCpuMsMean: number;
+}
+
+/** The history database at `dbPath`: reused when it exists (what the build took is then unknown),
+ * else built against a large seed of `modules` modules with no injected latency. */
+export async function ensureHistoryDb(dbPath: string, passes: number, modules: number, section: string): Promise<HistoryBuild | 'reused'> {
+  if (existsSync(dbPath)) return 'reused';
+  const emu = await startEmulatorChild(['--seed', 'large', '--modules', String(modules), '--latency-ms', '0']);
+  try {
+    process.stderr.write(`bench: ${section}: building the history database (full pass then ${passes} incremental passes)...\n`);
+    return await buildHistoryDb(emu.baseUrl, emu.apiKey, dbPath, passes, (s) => process.stderr.write(s));
+  } finally {
+    await emu.stop();
+  }
 }
 
 /** A full pass, then `passes` incremental ones, each after 50 mixed writes over 5 rotating modules. */

@@ -4,7 +4,7 @@
 // the daemon: a scrape of /metrics <= 10 ms and no RSS growth over a soak.
 
 import { execFileSync } from 'node:child_process';
-import { existsSync, mkdtempSync, rmSync } from 'node:fs';
+import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
@@ -16,7 +16,7 @@ import { eraseSection } from './erase-bench.js';
 import { applyBulkOverwrite, applyMixedChanges } from './changes.js';
 import { measureDaemonScrapes } from './daemon-scrape.js';
 import { startEmulatorChild, type EmulatorChild } from './emulator-child.js';
-import { buildHistoryDb, measureExport, timeReporting } from './reporting.js';
+import { ensureHistoryDb, measureExport, timeReporting } from './reporting.js';
 import { measureWriteSide } from './write-side.js';
 import { uiFigures } from './ui-bench.js';
 import { openStore } from '../store/index.js';
@@ -175,16 +175,8 @@ function reverificationFigures(dbPath: string, fullPassRequests: number): Figure
  */
 async function reportingFigures(): Promise<Figures> {
   const dbPath = HISTORY_DB ?? join(dir, 'history.db');
-  let build: Figures = { reused: dbPath };
-  if (!HISTORY_DB || !existsSync(HISTORY_DB)) {
-    const emu = await startEmulatorChild(['--seed', 'large', '--modules', String(HISTORY_MODULES), '--latency-ms', '0']);
-    try {
-      process.stderr.write(`bench: reporting: full pass then ${HISTORY_PASSES} incremental passes...\n`);
-      build = await buildHistoryDb(emu.baseUrl, emu.apiKey, dbPath, HISTORY_PASSES, (s) => process.stderr.write(s));
-    } finally {
-      await emu.stop();
-    }
-  }
+  const built = await ensureHistoryDb(dbPath, HISTORY_PASSES, HISTORY_MODULES, 'reporting');
+  const build: Figures = built === 'reused' ? { reused: dbPath } : built;
   process.stderr.write('bench: reporting: README queries and view accesses...\n');
   const figures: Figures = { modules: HISTORY_MODULES, history: build, ...timeReporting(dbPath), targetMs: 100 };
   process.stderr.write('bench: reporting: export --format csv and jsonl...\n');

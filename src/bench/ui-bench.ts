@@ -3,7 +3,6 @@
 // module of 10,000 records with 100 passes, paged — target <= 200 ms each; and the daemon's pass
 // time with the console being read during its passes versus left alone.
 
-import { existsSync } from 'node:fs';
 import { join } from 'node:path';
 import { createLogger } from '../config/logger.js';
 import { ConfigSchema } from '../config/schema.js';
@@ -11,8 +10,7 @@ import { scheduleView } from '../daemon/console-schedule.js';
 import { openStore } from '../store/index.js';
 import { createConsole } from '../ui/console.js';
 import { startConsoleServer } from '../ui/server.js';
-import { startEmulatorChild } from './emulator-child.js';
-import { buildHistoryDb } from './reporting.js';
+import { ensureHistoryDb } from './reporting.js';
 import { buildBigModuleDb } from './ui-bench-data.js';
 import { measureConsoleDuringPasses } from './ui-bench-daemon.js';
 
@@ -79,16 +77,7 @@ function pickTargets(dbPath: string): { moduleId: string; recordId: string; late
 }
 
 export async function uiFigures(opts: UiBenchOptions): Promise<Record<string, unknown>> {
-  let history: unknown = 'reused';
-  if (!existsSync(opts.historyDb)) {
-    const emu = await startEmulatorChild(['--seed', 'large', '--modules', String(opts.historyModules), '--latency-ms', '0']);
-    try {
-      process.stderr.write(`bench: ui: building the history database (full pass then ${opts.historyPasses} incremental passes)...\n`);
-      history = await buildHistoryDb(emu.baseUrl, emu.apiKey, opts.historyDb, opts.historyPasses, (s) => process.stderr.write(s));
-    } finally {
-      await emu.stop();
-    }
-  }
+  const history = await ensureHistoryDb(opts.historyDb, opts.historyPasses, opts.historyModules, 'ui');
   process.stderr.write('bench: ui: pages on the large seed with history...\n');
   const t = pickTargets(opts.historyDb);
   const m = encodeURIComponent(t.moduleId);
