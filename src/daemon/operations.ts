@@ -1,7 +1,7 @@
 // What the daemon does around each pass for months unattended: alerts that reach a person (fire
-// once per episode), the tripwire for mass changes (hold the snapshot before, name the undo), and
-// pruning after a full pass when a retention policy is set. Each step is guarded: none of them may
-// ever fail a pass or stop the daemon.
+// once per episode), the tripwire for mass changes (hold the snapshot before, name the undo),
+// pruning after a full pass when a retention policy is set, and finishing an erasure left running.
+// Each step is guarded: none of them may ever fail a pass or stop the daemon.
 
 import { AlertEpisodes, sqliteEpisodes } from '../alerts/episodes.js';
 import type { Notifier } from '../alerts/notifier.js';
@@ -15,6 +15,7 @@ import { prune } from '../retention/prune.js';
 import type { Store } from '../store/port.js';
 import type { PassResult } from '../sync/pass.js';
 import { evaluateTripwire } from '../tripwire/evaluate.js';
+import { finishPendingErasures } from '../erase/erase.js';
 
 export interface PassHooks {
   passStarted(): void;
@@ -75,6 +76,14 @@ export function createOperations(deps: OperationsDeps): PassHooks {
     logger.info({ forgotten: res.forget.map((f) => f.id), rows: res.rows, bytesFreed: res.bytesFreed, ...(res.compactNote ? { note: res.compactNote } : {}) }, 'pruned');
   };
 
+  // `wbsync erase` beside a running daemon rewrites the history but cannot rewrite the file (the
+  // daemon holds the lock): the daemon finishes it here, between passes, before any offsite push
+  const finishErasures = (r: PassResult): void => {
+    if (r.kind !== 'full' || r.status === 'failed') return;
+    const res = finishPendingErasures(store.db, deps.now);
+    if (res) logger.info({ finished: res.resumed, complete: res.complete ?? false, compactMs: Math.round(res.timings.compactMs), ...(res.note ? { note: res.note } : {}) }, 'erasure finished');
+  };
+
   // one push at a time, in the background: a pass never waits for the upload
   let pushing: Promise<void> | null = null;
   const pushAfterFull = (r: PassResult): void => {
@@ -113,6 +122,7 @@ export function createOperations(deps: OperationsDeps): PassHooks {
       guard('alerts', () => announce(episodes.passSucceeded(at())));
       guard('tripwire', () => tripwire(r));
       guard('prune', () => pruneAfterFull(r));
+      guard('erasure', () => finishErasures(r));
       guard('offsite', () => pushAfterFull(r));
     },
     passFailed(code, message) {

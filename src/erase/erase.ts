@@ -21,6 +21,8 @@ export interface EraseOptions {
   now: () => Date;
   /** Version rows read per step (default 20,000); at most 500 of them written per transaction. */
   chunk?: number;
+  /** No target: only finish the erasures an earlier run left running (the daemon, after a pass). */
+  pendingOnly?: boolean;
   /** Takes the daemon's lock for the file rewrite; `heldBy` when a daemon holds it. Unset: no lock. */
   exclusive?: () => { release: () => void } | { heldBy: string; release: () => void };
 }
@@ -94,7 +96,7 @@ const fileBytes = (db: Database.Database): number => (db.pragma('page_count', { 
 function compact(db: Database.Database, exclusive: EraseOptions['exclusive']): { done: boolean; note?: string } {
   const lock = exclusive ? exclusive() : { release: () => undefined };
   if ('heldBy' in lock) {
-    return { done: false, note: `a daemon (${lock.heldBy}) is using the database: the history is rewritten and the ledger keeps syncs from storing it again, but the file may still hold erased bytes in free space. Stop the daemon and run the same wbsync erase again to finish (it only compacts then).` };
+    return { done: false, note: `a daemon (${lock.heldBy}) is using the database: the history is rewritten and the ledger keeps syncs from storing it again, but the file may still hold erased bytes in free space. The daemon finishes it after its next full pass; or stop the daemon and run the same wbsync erase again to finish now (it only compacts then).` };
   }
   try {
     if ((db.pragma('auto_vacuum', { simple: true }) as number) !== 2) db.pragma('auto_vacuum = INCREMENTAL');
@@ -122,7 +124,7 @@ export function checkTargets(db: Database.Database, targets: Target[]): void {
 
 export function erase(db: Database.Database, opts: EraseOptions): EraseResult {
   const chunk = opts.chunk ?? 20_000;
-  if (opts.targets.length === 0) throw new WbsyncError('usage', 'erase needs a target', { hint: "give --user ID, --record ID… or --module ID (see 'wbsync erase --help')" });
+  if (opts.targets.length === 0 && !opts.pendingOnly) throw new WbsyncError('usage', 'erase needs a target', { hint: "give --user ID, --record ID… or --module ID (see 'wbsync erase --help')" });
   const links = recordLinks(db);
   const selections = opts.targets.map((t) => ({ target: t, ids: select(db, t, links) }));
   const resumed = listErasures(db).filter((e: ErasureEntry) => e.status === 'running' && e.liftedAt === null && !opts.targets.some((t) => t.kind === e.kind && t.id === e.entityId));
@@ -174,4 +176,14 @@ export function erase(db: Database.Database, opts: EraseOptions): EraseResult {
     complete: compacted.done,
     ...(compacted.note ? { note: compacted.note } : {}),
   };
+}
+
+/**
+ * Finishes what `wbsync erase` left running — stopped short of the file rewrite by a daemon's lock,
+ * or killed: the daemon calls this after a full pass, holding the lock itself, so an erasure made
+ * beside a running daemon completes without stopping it. Null when nothing is pending.
+ */
+export function finishPendingErasures(db: Database.Database, now: () => Date): EraseResult | null {
+  if (!listErasures(db).some((e) => e.status === 'running' && e.liftedAt === null)) return null;
+  return erase(db, { targets: [], pendingOnly: true, dryRun: false, reason: null, now });
 }

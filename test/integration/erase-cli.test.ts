@@ -114,7 +114,7 @@ describe.each(['spec', 'observed'] as const)('wbsync erase (%s dialect)', (diale
     try {
       const r = await cli('erase', '--record', rec, '--json');
       expect(r.code, r.err).toBe(5);
-      expect(JSON.parse(r.out)).toMatchObject({ complete: false, note: expect.stringContaining('Stop the daemon') });
+      expect(JSON.parse(r.out)).toMatchObject({ complete: false, note: expect.stringContaining('stop the daemon') });
       expect(await q(`SELECT status FROM erasures WHERE entity_id = '${rec}'`)).toEqual([{ status: 'running' }]);
       expect(await q(`SELECT count(*) AS n FROM record_versions WHERE id = '${rec}'`)).toEqual([{ n: 0 }]);
       const v = await cli('verify', '--json');
