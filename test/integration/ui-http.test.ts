@@ -185,6 +185,41 @@ describe.each(['spec', 'observed'] as Dialect[])('web console over HTTP (%s dial
   });
 });
 
+describe('the console and the secrets around it', () => {
+  let db: ConsoleDb;
+  let c: ServedConsole;
+  const canaries = ['CANARY-WEBHOOK-7f3a', 'CANARY-PING-9b1c', 'CANARY-APIKEY-51d0', 'CANARY-TOKEN-c0ffee42'];
+  const saved = process.env.WBSYNC_API_KEY;
+
+  beforeAll(async () => {
+    db = await buildConsoleDb('observed');
+    process.env.WBSYNC_API_KEY = `crm_${canaries[2]}`;
+    c = await serveConsole(db.h.dbPath, canaries[3], {
+      baseUrl: 'https://boards.example.test',
+      alerts: { webhooks: [{ url: `https://hooks.example.test/services/${canaries[0]}`, format: 'slack' }], healthchecksUrl: `https://hc.example.test/ping/${canaries[1]}` },
+    });
+  }, 120_000);
+  afterAll(async () => {
+    if (saved === undefined) delete process.env.WBSYNC_API_KEY;
+    else process.env.WBSYNC_API_KEY = saved;
+    await c?.close();
+    await db?.h.close();
+  });
+
+  it('shows no key, token, webhook or ping URL on any page, the sign-in page included', async () => {
+    const auth = { authorization: `Bearer ${canaries[3]}` };
+    const pages = ['/', '/snapshots', '/changes?from=1&to=2', '/browse', `/module/${db.hiringModuleId}`, `/record/${db.hostileRecordId}`, '/search?q=Rejected', '/recover', `/recover?module=${db.deletedModuleId}`, `/recover?module=${db.hiringModuleId}&snapshot=1&scope=rollback`, '/module/ffffffffffffffffffffffff', '/static/console.css'];
+    for (const p of pages) {
+      const r = await get(`${c.url}${p}`, auth);
+      expect([200, 404], p).toContain(r.status);
+      for (const canary of canaries) expect(r.text, `${p}: ${canary}`).not.toContain(canary);
+    }
+    const refused = await get(`${c.url}/`);
+    expect(refused.status).toBe(401);
+    for (const canary of canaries) expect(refused.text).not.toContain(canary);
+  });
+});
+
 describe('the console token and the loopback rule', () => {
   let db: ConsoleDb;
   let c: ServedConsole;
