@@ -364,7 +364,20 @@ describe('the README’s command lines', () => {
         expect(JSON.parse(r.out.split('\n')[0]!).baseUrl).toMatch(/^http:\/\/127\.0\.0\.1:\d+$/);
       },
     },
-    { line: 'wbsync demo', check: async () => expect((await run(env, 'wbsync demo', 120_000)).status).toBe(0) },
+    {
+      line: 'wbsync demo',
+      check: async () => {
+        const r = await run(env, 'wbsync demo', 120_000);
+        expect(r.status, r.err).toBe(0);
+        // the tour ends with what to try next, and it runs: a drill of the demo's database passes
+        const said = r.out + r.err;
+        expect(said).toMatch(/wbsync ui --db \S+/);
+        const db = /wbsync drill --db (\S+)/.exec(said)?.[1];
+        expect(db, said.slice(-2000)).toBeTruthy();
+        const drill = await run(env, `wbsync drill --db ${db}`, 120_000);
+        expect(drill.status, drill.out + drill.err).toBe(0);
+      },
+    },
   ];
 
   it.each(CASES.map((c, i) => [c.line, i] as const))('%s', async (_line, i) => {

@@ -98,6 +98,8 @@ export const demoCommand: Command = {
       for (const c of rolled.conflicts) say(`     ${c.label}: now ${JSON.stringify(c.live)} (the import left ${JSON.stringify(c.after)}, the snapshot had ${JSON.stringify(c.base)})`);
       const undone = rolled.writes.length === cells.length - 1 && rolled.conflicts.length === 1;
 
+      say(`\n   Look at it in a browser: wbsync ui --db ${dbPath}   (then open http://127.0.0.1:9465/ui/)`);
+      say(`   Prove it restores: wbsync drill --db ${dbPath}`);
       say('\n6. Point wbsync at your own service:');
       say('   export WBSYNC_BASE_URL=https://boards.example.com');
       say('   export WBSYNC_API_KEY_FILE=./wbsync.key   # a file holding your Personal Integration Token');
