@@ -11,6 +11,7 @@ import type { Dialect, EmulatorOptions, RunningEmulator } from '../../src/emulat
 import { openStore } from '../../src/store/index.js';
 import type { Store } from '../../src/store/port.js';
 import { runPass, type PassOptions, type PassResult } from '../../src/sync/pass.js';
+import { runCli } from '../../src/cli/run.js';
 
 export const silentLogger = createLogger({ level: 'silent' });
 
@@ -109,4 +110,12 @@ export function dumpOf(emu: RunningEmulator): LooseDump {
 /** Rows of a view, as plain objects. */
 export function view(store: Store, name: string, where = '', params: unknown[] = []): Record<string, any>[] {
   return store.db.prepare(`SELECT * FROM ${name} ${where}`).all(...params) as Record<string, any>[];
+}
+
+/** Runs the CLI in-process with this environment, its stdout and stderr captured. */
+export async function runCliCaptured(argv: string[], env: NodeJS.ProcessEnv = {}): Promise<{ code: number; out: string; err: string }> {
+  let out = '';
+  let err = '';
+  const code = await runCli(argv, { stdout: { write: (s) => void (out += s) }, stderr: { write: (s) => void (err += s) }, env });
+  return { code, out, err };
 }

@@ -8,17 +8,11 @@ import Database from 'better-sqlite3';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { REPORTING_QUERIES } from '../../src/cli/reporting-queries.js';
 import { COMMANDS } from '../../src/cli/registry.js';
-import { runCli } from '../../src/cli/run.js';
-import { tempDir } from '../helpers/harness.js';
+import { tempDir, runCliCaptured } from '../helpers/harness.js';
 
 const README = readFileSync(new URL('../../README.md', import.meta.url), 'utf8');
 
-async function cli(argv: string[], env: NodeJS.ProcessEnv = {}): Promise<{ code: number; out: string; err: string }> {
-  let out = '';
-  let err = '';
-  const code = await runCli(argv, { stdout: { write: (s) => void (out += s) }, stderr: { write: (s) => void (err += s) }, env });
-  return { code, out, err };
-}
+const cli = runCliCaptured;
 
 describe('help and refusals', () => {
   it('wbsync --help lists every command', async () => {

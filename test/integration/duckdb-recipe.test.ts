@@ -12,10 +12,9 @@ import { DuckDBInstance, type DuckDBConnection } from '@duckdb/node-api';
 import Database from 'better-sqlite3';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { REPORTING_QUERIES } from '../../src/cli/reporting-queries.js';
-import { runCli } from '../../src/cli/run.js';
 import { startEmulator } from '../../src/emulator/index.js';
 import type { RunningEmulator } from '../../src/emulator/types.js';
-import { tempDir } from '../helpers/harness.js';
+import { tempDir, runCliCaptured } from '../helpers/harness.js';
 
 const README = readFileSync(resolve(import.meta.dirname, '../../README.md'), 'utf8');
 const QUERY_2 = REPORTING_QUERIES.find((q) => q.title === 'Completion per module')!.sql;
@@ -30,12 +29,7 @@ function block(lang: string, marker: string): string {
 /** Statements of a block, one per `;`-terminated line run (no string in these holds a ';'). */
 const statements = (sql: string): string[] => sql.split(/;\s*\n/).map((s) => s.trim()).filter(Boolean);
 
-async function cli(argv: string[], env: NodeJS.ProcessEnv = {}): Promise<{ code: number; out: string; err: string }> {
-  let out = '';
-  let err = '';
-  const code = await runCli(argv, { stdout: { write: (s) => void (out += s) }, stderr: { write: (s) => void (err += s) }, env });
-  return { code, out, err };
-}
+const cli = runCliCaptured;
 
 type Row = Record<string, unknown>;
 const norm = (rows: Row[]): string[] => rows.map((r) => JSON.stringify(Object.values(r).map((v) => (v === null ? null : String(v))))).sort();

@@ -7,10 +7,9 @@ import { createHash } from 'node:crypto';
 import fs from 'node:fs';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { runCli } from '../../src/cli/run.js';
 import { startEmulator } from '../../src/emulator/index.js';
 import type { RunningEmulator } from '../../src/emulator/types.js';
-import { tempDir } from '../helpers/harness.js';
+import { tempDir, runCliCaptured } from '../helpers/harness.js';
 
 const bytes = (f: string): Buffer => (fs.existsSync(f) ? fs.readFileSync(f) : Buffer.alloc(0));
 
@@ -21,12 +20,7 @@ describe.each(['spec', 'observed'] as const)('wbsync erase (%s dialect)', (diale
   let cleanup: () => void;
   let env: NodeJS.ProcessEnv;
   const filesHash = (): string => createHash('sha256').update(bytes(db)).update(bytes(`${db}-wal`)).digest('hex');
-  async function cli(...argv: string[]): Promise<{ code: number; out: string; err: string }> {
-    let out = '';
-    let err = '';
-    const code = await runCli(argv, { stdout: { write: (s) => void (out += s) }, stderr: { write: (s) => void (err += s) }, env });
-    return { code, out, err };
-  }
+  const cli = (...argv: string[]): ReturnType<typeof runCliCaptured> => runCliCaptured(argv, env);
   const q = async (sql: string, ...params: unknown[]): Promise<unknown[]> => {
     const Database = (await import('better-sqlite3')).default;
     const d = new Database(db, { readonly: true });

@@ -7,10 +7,9 @@ import { join } from 'node:path';
 import * as age from 'age-encryption';
 import S3rver from 's3rver';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { runCli } from '../../src/cli/run.js';
 import { startEmulator } from '../../src/emulator/index.js';
 import type { RunningEmulator } from '../../src/emulator/types.js';
-import { tempDir } from '../helpers/harness.js';
+import { tempDir, runCliCaptured } from '../helpers/harness.js';
 import { foundIn } from '../helpers/erase-kit.js';
 
 describe('wbsync erase --offsite', () => {
@@ -20,12 +19,7 @@ describe('wbsync erase --offsite', () => {
   let env: NodeJS.ProcessEnv;
   let identityFile: string;
   const saved = { id: process.env.AWS_ACCESS_KEY_ID, secret: process.env.AWS_SECRET_ACCESS_KEY };
-  async function cli(...argv: string[]): Promise<{ code: number; out: string; err: string }> {
-    let out = '';
-    let err = '';
-    const code = await runCli(argv, { stdout: { write: (s) => void (out += s) }, stderr: { write: (s) => void (err += s) }, env });
-    return { code, out, err };
-  }
+  const cli = (...argv: string[]): ReturnType<typeof runCliCaptured> => runCliCaptured(argv, env);
 
   beforeAll(async () => {
     scratch = tempDir('wbsync-erase-offsite-');

@@ -4,22 +4,16 @@
 import { writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { runCli } from '../../src/cli/run.js';
 import { startEmulator } from '../../src/emulator/index.js';
 import type { RunningEmulator } from '../../src/emulator/types.js';
-import { api, dumpOf, tempDir } from '../helpers/harness.js';
+import { api, dumpOf, tempDir, runCliCaptured } from '../helpers/harness.js';
 
 describe.each(['spec', 'observed'] as const)('wbsync restore workspace (%s dialect)', (dialect) => {
   let emu: RunningEmulator;
   let dir: string;
   let cleanup: () => void;
   let env: NodeJS.ProcessEnv;
-  async function cli(...argv: string[]): Promise<{ code: number; out: string; err: string }> {
-    let out = '';
-    let err = '';
-    const code = await runCli(argv, { stdout: { write: (s) => void (out += s) }, stderr: { write: (s) => void (err += s) }, env });
-    return { code, out, err };
-  }
+  const cli = (...argv: string[]): ReturnType<typeof runCliCaptured> => runCliCaptured(argv, env);
   beforeAll(async () => {
     emu = await startEmulator({ dialect, seed: 'demo' });
     ({ dir, cleanup } = tempDir());
