@@ -2,6 +2,7 @@
 // changes above the configured thresholds, each with who did it (where the feed says) and the
 // ready-to-run command that undoes it from the snapshot before.
 
+import { commandLine } from '../domain/shell-command.js';
 import type { Actor, ModuleChanges } from '../store/change-counts.js';
 
 export interface TripwireThresholds {
@@ -30,7 +31,6 @@ export interface Finding {
 
 const over = (n: number, of: number, percent: number, min: number): boolean => n >= min && n * 100 > of * percent;
 const pct = (n: number, of: number): string => (of > 0 ? `${Math.round((n * 100) / of)}%` : 'all');
-const quote = (s: string): string => (/^[\w.-]+$/.test(s) ? s : `'${s.replace(/'/g, `'\\''`)}'`);
 
 export function evaluateTripwire(changes: readonly ModuleChanges[], t: TripwireThresholds, before: number): Finding[] {
   const findings: Finding[] = [];
@@ -46,7 +46,7 @@ export function evaluateTripwire(changes: readonly ModuleChanges[], t: TripwireT
         what: [`module deleted with ${m.records.before} records`],
         by,
         snapshot: before,
-        undo: `wbsync restore module ${m.moduleId} --snapshot ${before}`,
+        undo: commandLine(['wbsync', 'restore', 'module', m.moduleId, '--snapshot', before]),
       });
       continue;
     }
@@ -65,7 +65,7 @@ export function evaluateTripwire(changes: readonly ModuleChanges[], t: TripwireT
     if (m.collectionsDeleted.length) what.push(`collections deleted: ${m.collectionsDeleted.map((c) => c.name).join(', ')}`);
     // only cells of some columns: put back just those; anything else: the whole module, in place
     const onlyCells = columns.length > 0 && what.length === columns.length;
-    const scope = onlyCells ? columns.map((c) => ` --column ${quote(c.columnId)}`).join('') : '';
+    const scope = onlyCells ? columns.flatMap((c) => ['--column', c.columnId]) : [];
     findings.push({
       workspaceId: m.workspaceId,
       moduleId: m.moduleId,
@@ -74,7 +74,7 @@ export function evaluateTripwire(changes: readonly ModuleChanges[], t: TripwireT
       what,
       by,
       snapshot: before,
-      undo: `wbsync rollback --module ${m.moduleId} --to-snapshot ${before}${scope}`,
+      undo: commandLine(['wbsync', 'rollback', '--module', m.moduleId, '--to-snapshot', before, ...scope]),
     });
   }
   return findings;

@@ -3,6 +3,7 @@
 // What only the service can tell (is the module gone right now, who edited a field since the last
 // pass — rollback's conflicts) is named as such; the command's own --dry-run reads it.
 
+import { commandLine } from '../domain/shell-command.js';
 import type { Member } from '../domain/entities.js';
 import { restoredIdMap } from '../restore/journal.js';
 import { planRestore } from '../restore/plan.js';
@@ -38,11 +39,6 @@ export interface RecoverPreview {
 
 const displayName = (m: Member): string => [m.firstName, m.lastName].filter(Boolean).join(' ') || m.email || m.userId;
 
-/** A shell word: ids and numbers as they are, anything else single-quoted. */
-export function shellWord(s: string): string {
-  return /^[A-Za-z0-9_.:/=-]+$/.test(s) ? s : `'${s.replace(/'/g, `'\\''`)}'`;
-}
-
 export function previewRecover(store: Store, opts: { moduleId: string; snapshot: number; scope: RecoverScope; columnId?: string; attribution: string }): RecoverPreview {
   const { moduleId, snapshot, scope } = opts;
   const latest = store.latestCompleteSnapshot() ?? snapshot;
@@ -71,7 +67,7 @@ export function previewRecover(store: Store, opts: { moduleId: string; snapshot:
   };
   if (scope === 'module') {
     const asCopy = stillThere;
-    out.command = `wbsync restore module ${shellWord(moduleId)} --snapshot ${snapshot}${asCopy ? ' --as-copy' : ''}`;
+    out.command = commandLine(['wbsync', 'restore', 'module', moduleId, '--snapshot', snapshot, ...(asCopy ? ['--as-copy'] : [])]);
     out.dryRunCommand = `${out.command} --dry-run`;
     const liveIds = new Set(latestState.modules(ws).map((m) => m.id));
     const plan = planRestore({
@@ -89,7 +85,7 @@ export function previewRecover(store: Store, opts: { moduleId: string; snapshot:
     out.notRestored = plan.notRestored;
     return out;
   }
-  out.command = `wbsync rollback --module ${shellWord(moduleId)} --to-snapshot ${snapshot}${opts.columnId ? ` --column ${shellWord(opts.columnId)}` : ''}`;
+  out.command = commandLine(['wbsync', 'rollback', '--module', moduleId, '--to-snapshot', snapshot, ...(opts.columnId ? ['--column', opts.columnId] : [])]);
   out.dryRunCommand = `${out.command} --dry-run`;
   if (after === null) {
     out.refusal = `the latest backup (#${latest}) no longer holds this module: rollback works in place on a live module; restore it instead (scope "whole module")`;
