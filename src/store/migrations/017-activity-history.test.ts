@@ -1,3 +1,4 @@
+import { readFileSync } from 'node:fs';
 import path from 'node:path';
 import Database from 'better-sqlite3';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
@@ -82,6 +83,12 @@ describe('migration 017 (history over the activity feed)', () => {
     const top = run('The records changed most, with their history') as Array<{ record: string; changes: number }>;
     expect(top).toHaveLength(40);
     expect(top[0]).toMatchObject({ record: 'Record r0', changes: 10 });
+  });
+
+  it('docs/performance.md shows the queries it shows verbatim', () => {
+    const doc = readFileSync(new URL('../../../docs/performance.md', import.meta.url), 'utf8');
+    const shown = HISTORY_QUERIES.filter((q) => doc.includes(q.sql));
+    expect(shown.map((q) => q.title)).toEqual(["One record's history", 'The records changed most, with their history']);
   });
 
   it('migrates a database written without it, keeping every activity row', () => {
