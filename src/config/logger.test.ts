@@ -11,7 +11,7 @@ describe('log lines', () => {
   it('render for a person on a terminal: time, level, message, fields; no control characters, no key', () => {
     const lines: string[] = [];
     createLogger({ level: 'info', secrets: ['sekrit-key'], write: (l) => lines.push(l), readable: true }).warn({ module: 'm1', name: 'Q3\u001b[2J plan', n: 3, key: 'sekrit-key' }, 'tick skipped');
-    expect(lines[0]).toMatch(/^\d\d:\d\d:\d\d WARN tick skipped {2}name="Q3\\u001b\[2J plan" module=m1 n=3 key=\[redacted\]\n$/);
+    expect(lines[0]).toMatch(/^\r\x1b\[K\d\d:\d\d:\d\d WARN tick skipped {2}name="Q3\\u001b\[2J plan" module=m1 n=3 key=\[redacted\]\n$/);
     expect(readableLine('not json\n')).toBe('not json\n');
   });
 });

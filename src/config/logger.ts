@@ -51,7 +51,8 @@ export function scrubSecrets(text: string, secrets: readonly string[]): string {
 export function createLogger(opts: LoggerOptions): Logger {
   const secrets = (opts.secrets ?? []).filter((s): s is string => typeof s === 'string' && s.length > 0);
   const write = opts.write ?? ((line: string) => writeSync(2, line));
-  const sink = { write: (line: string) => write(opts.readable ? readableLine(scrubSecrets(line, secrets)) : scrubSecrets(line, secrets)) };
+  // on a terminal a line first clears a progress line that may stand there (it is redrawn on its next update)
+  const sink = { write: (line: string) => write(opts.readable ? `\r\x1b[K${readableLine(scrubSecrets(line, secrets))}` : scrubSecrets(line, secrets)) };
   return pino(
     {
       level: opts.level,

@@ -13,11 +13,19 @@ import { runCliCaptured, tempDir } from '../helpers/harness.js';
 
 const MAIN = new URL('../../dist/cli/main.js', import.meta.url).pathname;
 
+/** What a terminal shows: each line as it stands after its last carriage return and erase-line. */
+function screen(text: string): string {
+  return text
+    .split('\n')
+    .map((l) => l.split('\r\x1b[K').pop()!)
+    .join('\n');
+}
+
 async function onTerminal(argv: string[], env: NodeJS.ProcessEnv): Promise<{ code: number; out: string; err: string }> {
   let out = '';
   let err = '';
   const code = await runCli(argv, { stdout: { write: (s) => void (out += s), isTTY: true }, stderr: { write: (s) => void (err += s), isTTY: true }, env });
-  return { code, out, err };
+  return { code, out, err: screen(err) };
 }
 
 describe('log lines beside a command\'s human output', () => {
