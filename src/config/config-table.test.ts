@@ -9,7 +9,8 @@ describe('configuration table', () => {
     for (const key of ['baseUrl', 'apiKeyFile', 'db', 'workspaces.include', 'workspaces.exclude', 'http.concurrency', 'http.timeoutMs', 'http.retries', 'schedule.incremental', 'schedule.full', 'daemon.listen', 'log.level', 'restore.attribution']) {
       expect(table).toContain(`| ${key} | WBSYNC_`);
     }
-    for (const leaf of CONFIG_LEAVES) expect(table).toContain(`| ${leaf.key} | ${leaf.env}`);
+    for (const leaf of CONFIG_LEAVES) expect(table).toContain(leaf.secret ? `| ${leaf.key} | — (a secret: config file only) |` : `| ${leaf.key} | ${leaf.env}`);
+    expect(table).toContain('| alerts.webhooks | — (a secret: config file only) |');
     expect(table).toContain('| http.concurrency | WBSYNC_HTTP_CONCURRENCY | `8` | Requests in flight. |');
     expect(table).toContain('| daemon.listen | WBSYNC_DAEMON_LISTEN | `127.0.0.1:9464` |');
     expect(table).toContain('| schedule.incremental | WBSYNC_SCHEDULE_INCREMENTAL | `*/5 * * * *` |');

@@ -19,7 +19,8 @@ export function renderConfigTable(): string {
     const def = leaf.def;
     const d = def === undefined ? '—' : Array.isArray(def) && def.length === 0 ? '`[]`' : `\`${typeof def === 'string' ? def : JSON.stringify(def)}\``;
     const description = leaf.type.description ?? leaf.inner.description ?? '';
-    lines.push(`| ${leaf.key} | ${leaf.env}${WRITTEN[leaf.kind]} | ${d} | ${description.replace(/\|/g, '\\|')} |`);
+    const env = leaf.secret ? '— (a secret: config file only)' : `${leaf.env}${WRITTEN[leaf.kind]}`;
+    lines.push(`| ${leaf.key} | ${env} | ${d} | ${description.replace(/\|/g, '\\|')} |`);
   }
   return lines.join('\n');
 }

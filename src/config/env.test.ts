@@ -21,6 +21,7 @@ describe('configuration from the environment', () => {
     expect(CONFIG_LEAVES.length).toBeGreaterThan(40);
     const kinds = Object.fromEntries(CONFIG_LEAVES.map((l) => [l.key, l.kind]));
     expect(kinds).toMatchObject({ 'http.concurrency': 'number', 'tripwire.enabled': 'boolean', 'workspaces.include': 'list', 'offsite.recipients': 'list', 'alerts.webhooks': 'json', 'daemon.listen': 'string' });
+    expect(CONFIG_LEAVES.filter((l) => l.secret).map((l) => l.key)).toEqual(['alerts.webhooks', 'alerts.healthchecksUrl']);
   });
 
   it('builds the layer with typed values; empty variables count as unset', () => {
@@ -33,8 +34,20 @@ describe('configuration from the environment', () => {
     ]);
   });
 
+  it('refuses a secret from the environment, without echoing it', () => {
+    for (const name of ['WBSYNC_ALERTS_WEBHOOKS', 'WBSYNC_ALERTS_HEALTHCHECKS_URL']) {
+      try {
+        envLayer({ [name]: 'https://hooks.example.com/sekrit-token' });
+        throw new Error('expected refusal');
+      } catch (e) {
+        expect((e as Error).message).toMatch(new RegExp(`^${name}: alerts\\.\\w+ is a secret and is not read from the environment$`));
+        expect(JSON.stringify(e)).not.toContain('sekrit-token');
+      }
+    }
+  });
+
   it('refuses a value that cannot be the key\'s kind, naming the variable and the key', () => {
-    expect(() => envLayer({ WBSYNC_ALERTS_WEBHOOKS: 'https://hooks.example.com/x' })).toThrow(/^WBSYNC_ALERTS_WEBHOOKS: expected JSON, got "https:\/\/hooks\.example\.com\/x"$/);
+    expect(() => envLayer({ WBSYNC_OFFSITE_FORCE_PATH_STYLE: 'https://x' })).toThrow(/^WBSYNC_OFFSITE_FORCE_PATH_STYLE: expected true or false, got "https:\/\/x"$/);
     expect(() => envLayer({ WBSYNC_RETENTION_KEEP_LAST: '' })).not.toThrow();
     expect(() => envLayer({ WBSYNC_RETENTION_KEEP_LAST: 'ten' })).toThrow(/expected a number/);
   });

@@ -11,10 +11,20 @@ import { ConfigSchema } from './schema.js';
 /** How a value is written in the environment. */
 export type EnvKind = 'string' | 'number' | 'boolean' | 'list' | 'json';
 
+/**
+ * Keys whose values are secrets (a webhook URL carries its token, a ping URL is the check's
+ * identity): only from the config file, never the environment, where `docker inspect`, /proc and
+ * unit files show them (contract: secrets only from files or the key's own variable).
+ */
+export const SECRET_KEYS: ReadonlySet<string> = new Set(['alerts.webhooks', 'alerts.healthchecksUrl']);
+
 export interface ConfigLeaf {
   /** Dotted path, e.g. `daemon.listen`. */
   key: string;
+  /** The environment variable; for a secret key, the name that is refused. */
   env: string;
+  /** A secret: settable in the config file only. */
+  secret: boolean;
   kind: EnvKind;
   /** The schema of the leaf as declared (default/optional wrappers included). */
   type: z.ZodType;
@@ -69,7 +79,7 @@ function leaves(shape: Record<string, z.ZodType>, prefix: string): ConfigLeaf[] 
     const key = prefix ? `${prefix}.${name}` : name;
     const { inner, def } = unwrapSchema(type);
     if (inner instanceof z.ZodObject) out.push(...leaves(inner.shape as Record<string, z.ZodType>, key));
-    else out.push({ key, env: envName(key), kind: kindOf(inner), type, inner, def });
+    else out.push({ key, env: envName(key), secret: SECRET_KEYS.has(key), kind: kindOf(inner), type, inner, def });
   }
   return out;
 }
@@ -130,6 +140,11 @@ export function envLayer(env: NodeJS.ProcessEnv): { layer: Record<string, unknow
   for (const leaf of CONFIG_LEAVES) {
     const raw = env[leaf.env];
     if (raw === undefined || raw === '') continue;
+    if (leaf.secret) {
+      throw new WbsyncError('config', `${leaf.env}: ${leaf.key} is a secret and is not read from the environment`, {
+        hint: `unset ${leaf.env} and put ${leaf.key} in the config file (--config or WBSYNC_CONFIG; mode 0600)`,
+      });
+    }
     setPath(layer, leaf.key, parseValue(leaf, raw));
     fromEnv.set(leaf.key, leaf.env);
   }

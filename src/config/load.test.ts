@@ -135,7 +135,7 @@ describe('loadConfig', () => {
       WBSYNC_HTTP_TIMEOUT_MS: '5000',
       WBSYNC_TRIPWIRE_ENABLED: 'false',
       WBSYNC_WORKSPACES_INCLUDE: 'w1, w2',
-      WBSYNC_ALERTS_WEBHOOKS: '[{"url":"https://hooks.example.com/a","format":"slack"}]',
+      WBSYNC_ALERTS_AFTER_FAILURES: '3',
       WBSYNC_OFFSITE_RETENTION_KEEP_DAILY: '7',
     };
     const { config } = loadConfig({}, env);
@@ -144,7 +144,7 @@ describe('loadConfig', () => {
     expect(config.http.timeoutMs).toBe(5000);
     expect(config.tripwire.enabled).toBe(false);
     expect(config.workspaces.include).toEqual(['w1', 'w2']);
-    expect(config.alerts.webhooks).toEqual([{ url: 'https://hooks.example.com/a', format: 'slack' }]);
+    expect(config.alerts.afterFailures).toBe(3);
     expect(config.offsite.retention.keepDaily).toBe(7);
     // over a config file, under a flag
     const cfg = file('c.json', JSON.stringify({ daemon: { listen: '127.0.0.1:1' } }));
