@@ -105,6 +105,14 @@ describe('deploy/systemd/wbsync.service', () => {
 });
 
 describe('deploy/prometheus/prometheus.yml', () => {
+  it('is the scrape configuration the README shows', () => {
+    const file = readFileSync(join(DEPLOY, 'prometheus/prometheus.yml'), 'utf8');
+    const withoutComments = file.split('\n').filter((l) => !l.startsWith('#')).join('\n').trim();
+    const readme = readFileSync(join(ROOT, 'README.md'), 'utf8');
+    const blocks = [...readme.matchAll(/```yaml\n([\s\S]*?)```/g)].map((m) => m[1]!.trim());
+    expect(blocks).toContain(withoutComments);
+  });
+
   it('passes promtool check config, its rule files included', () => {
     const r = promtool(['check', 'config', join(DEPLOY, 'prometheus/prometheus.yml')]);
     expect(r.status, r.stdout + r.stderr).toBe(0);
