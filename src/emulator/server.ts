@@ -19,6 +19,8 @@ export interface ServerDeps {
   log: RequestLogImpl;
   maxBodyBytes: number;
   dbDownStallMs: number;
+  /** Observed: the pause between a logged write's module touch and its feed row. */
+  feedRowDelayMs: number;
   startedAt: number;
   /** Sleeps that stop() can cut short. */
   sleep(ms: number): Promise<void>;
@@ -112,6 +114,7 @@ export class RequestHandler {
     }
 
     let reply: Reply;
+    w.activity.holdRows();
     try {
       const user = authenticate(w.state, req.headers, w.rules);
       const params = match.params;
@@ -119,9 +122,16 @@ export class RequestHandler {
     } catch (err) {
       reply = err instanceof HttpError ? err.reply : { status: 500, json: { message: 'Internal emulator error' } };
     }
+    const held = w.activity.takeHeld();
     if (w.events.length > 0) {
       if (w.rules.observed) d.scheduleAutomations(w);
       else drainEvents(w);
+    }
+    if (held.length > 0) {
+      // Observed: the feed row is written after the module touch; other requests run meanwhile,
+      // and the answer waits for the row (the deployed server awaits it before answering).
+      await d.sleep(d.feedRowDelayMs);
+      w.activity.insertHeld(held);
     }
     return this.send(req, res, reply, truncate);
   }
