@@ -76,17 +76,6 @@ export class Writer {
     private readonly blindWrites = false,
   ) {}
 
-  /**
-   * While set, the deployed service's unlogged sub-record writes (completion, position, archive
-   * flag) are not made: in a burst, a logged write after them in the same module explains the
-   * module's moved `updatedAt`, and only the freshness window brings them (README: Freshness).
-   */
-  withoutMaskedWrites = false;
-
-  private masked(): boolean {
-    return this.withoutMaskedWrites && this.dialect === 'observed';
-  }
-
   /** The writes so far, as a reproducer to paste into a bug report. */
   reproducer(seed: number): string {
     return `dialect ${this.dialect}, seed ${seed}, ${this.applied.length} writes:\n${this.applied.join('\n')}`;
@@ -239,8 +228,8 @@ export class Writer {
       case 1: { const r = this.pick(s.parentsWithSubs.length && this.rnd() < 0.6 ? s.parentsWithSubs : s.top); if (r) await this.call('PUT', `/records/${r._id}`, { isArchived: true }); return; }
       case 2: { const r = this.pick(s.archivedTop); if (r) await this.call('PUT', `/records/${r._id}`, { isArchived: false }); return; }
       case 3: { const r = this.pick(s.archivedTop); if (r) await this.call('POST', `/amendments/${r._id}`, { message: `on archived ${n}` }); return; }
-      case 4: { if (this.masked()) return; const x = this.pick(s.allSubs.filter((v) => !v.isArchived)); if (x) await this.call('PUT', `/records/${x._id}`, { isArchived: true }); return; }
-      case 5: { if (this.masked()) return; const x = this.pick(s.allSubs.filter((v) => v.isArchived)); if (x) await this.call('PUT', `/records/${x._id}`, { isArchived: false }); return; }
+      case 4: { const x = this.pick(s.allSubs.filter((v) => !v.isArchived)); if (x) await this.call('PUT', `/records/${x._id}`, { isArchived: true }); return; }
+      case 5: { const x = this.pick(s.allSubs.filter((v) => v.isArchived)); if (x) await this.call('PUT', `/records/${x._id}`, { isArchived: false }); return; }
       case 6: {
         // sub-record grid columns: add, change, delete
         const mod = this.pick(s.mods);
@@ -280,8 +269,8 @@ export class Writer {
       }
       case 11: { const r = this.pick(s.top); if (r) await this.call('POST', `/records/${r._id}/sub-records`, { name: `sub ${n}` }); return; }
       // unlogged on the deployed service: a sub-record's completion and position
-      case 12: { if (this.masked()) return; const x = this.pick(s.allSubs); if (x) await this.call('PUT', `/records/${x._id}`, { isCompleted: !x.isCompleted }); return; }
-      case 13: { if (this.masked()) return; const x = this.pick(s.allSubs); if (x) await this.call('PUT', `/records/${x._id}`, { position: Math.floor(this.rnd() * 10) }); return; }
+      case 12: { const x = this.pick(s.allSubs); if (x) await this.call('PUT', `/records/${x._id}`, { isCompleted: !x.isCompleted }); return; }
+      case 13: { const x = this.pick(s.allSubs); if (x) await this.call('PUT', `/records/${x._id}`, { position: Math.floor(this.rnd() * 10) }); return; }
     }
   }
 
