@@ -216,7 +216,10 @@ export class RequestHandler {
       const etag = `W/"${payload.length.toString(16)}-${createHash('sha1').update(payload).digest('base64').slice(0, 27)}"`;
       headers.etag = etag;
       const inm = req.headers['if-none-match'];
-      if (typeof inm === 'string' && inm.split(',').some((t) => t.trim() === etag)) {
+      // Express's `fresh`: a request saying `Cache-Control: no-cache` always gets the full answer
+      // (fetch adds that header itself whenever If-None-Match is set).
+      const noCache = /(?:^|,)\s*?no-cache\s*?(?:,|$)/.test(String(req.headers['cache-control'] ?? ''));
+      if (!noCache && typeof inm === 'string' && inm.split(',').some((t) => t.trim() === etag)) {
         status = 304;
         payload = Buffer.alloc(0);
       }
