@@ -50,8 +50,8 @@ export class LiveService implements ServiceTarget {
     return this.settings.apiKey;
   }
 
-  call(method: string, path: string, body?: unknown): Promise<{ status: number; body: any }> {
-    return http(this.baseUrl, this.apiKey, method, path, body);
+  call(method: string, path: string, body?: unknown, key?: string): Promise<{ status: number; body: any }> {
+    return http(this.baseUrl, key ?? this.apiKey, method, path, body);
   }
 
   private async ok(method: string, path: string, body?: unknown, key = this.apiKey): Promise<any> {
@@ -145,9 +145,11 @@ export class LiveService implements ServiceTarget {
     const archivedSubs = [...this.seen.values()].filter((r) => r.parentRecord && !subs.has(r._id) && reachableParents.has(r.parentRecord)).map(archived);
     for (const r of [...listed.values(), ...subs.values()]) this.seen.set(r._id, r);
     const liveRecords = [...listed.values(), ...subs.values()];
+    // values and threads of every reachable record: archived ones are still readable by id
+    const reachable = [...liveRecords, ...archivedTop, ...archivedSubs];
     const [valueLists, noteLists] = await Promise.all([
-      Promise.all(liveRecords.map((r) => this.ok('GET', `/record-values/${r._id}`))),
-      Promise.all([...listed.values()].map((r) => this.ok('GET', `/amendments/${r._id}`))),
+      Promise.all(reachable.map((r) => this.ok('GET', `/record-values/${r._id}`))),
+      Promise.all(reachable.map((r) => this.ok('GET', `/amendments/${r._id}`))),
     ]);
     const values = valueLists.flatMap((l) => (l.values as Doc[]).map((v) => ({ ...v, column: idOf(v.column), isDeleted: false })));
     const amendments = noteLists.flatMap((l) => (l.amendments as Doc[]).map((a) => ({ ...a, user: idOf(a.user), parentComment: idOf(a.parentComment) })));
@@ -175,7 +177,7 @@ export class LiveService implements ServiceTarget {
 
   /** The deployed service runs automations after answering; nothing says when they end. */
   async idle(): Promise<void> {
-    await sleep(300);
+    await sleep(200);
   }
 
   async together(writes: Array<() => Promise<unknown>>): Promise<void> {
@@ -193,6 +195,6 @@ export const LIVE_SUBSTITUTES = [
   'fixtures: a workspace of the suite\'s own, seeded through the API (2 boards x 3 groups, cells, sub-records, a thread, an automation), deleted at the end',
   'state: read through the API; archived rows are the ones this run saw leave every listing while their board remained (no route lists them)',
   'clock: no control; a 5 ms real pause stands for advancing it, and "same millisecond" writes are sent all at once',
-  'automations: a 300 ms pause stands for waiting until the engine is idle (the service gives no signal)',
+  'automations: a 200 ms pause stands for waiting until the engine is idle (the service gives no signal)',
   'passes: restricted to the suite\'s workspace (--workspace)',
 ];

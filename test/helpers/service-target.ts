@@ -16,8 +16,8 @@ export interface ServiceTarget {
   readonly apiKey: string;
   /** Signed-in users; [0] holds apiKey. */
   readonly users: ReadonlyArray<{ id: string; apiKey: string }>;
-  /** A plain HTTP call (not the product's client). */
-  call(method: string, path: string, body?: unknown): Promise<{ status: number; body: any }>;
+  /** A plain HTTP call (not the product's client), with another user's key when given. */
+  call(method: string, path: string, body?: unknown, key?: string): Promise<{ status: number; body: any }>;
   /** The service's state in the emulator's dump shape (live: read through the API). */
   dump(): Promise<LooseDump>;
   /** Let time pass between writes (emulator: its clock; live: a short real pause). */
@@ -26,6 +26,11 @@ export interface ServiceTarget {
   idle(): Promise<void>;
   /** Send these writes so they share one millisecond (emulator: a frozen clock; live: all at once). */
   together(writes: Array<() => Promise<unknown>>): Promise<void>;
+}
+
+/** The emulator itself, or a target as it is. */
+export function asTarget(service: RunningEmulator | ServiceTarget): ServiceTarget {
+  return 'requestLog' in service ? emulatorTarget(service) : service;
 }
 
 export function emulatorTarget(emu: RunningEmulator): ServiceTarget {
@@ -40,7 +45,7 @@ export function emulatorTarget(emu: RunningEmulator): ServiceTarget {
     get users() {
       return emu.users.map((u) => ({ id: u.id, apiKey: u.apiKey }));
     },
-    call: (method, path, body) => api(emu, method, path, body),
+    call: (method, path, body, key) => api(emu, method, path, body, key),
     dump: async () => dumpOf(emu),
     advance: async (ms) => emu.clock.advance(ms),
     idle: () => emu.idle(),
