@@ -40,6 +40,9 @@ export class LiveService implements ServiceTarget {
   workspaceId = '';
   /** Every record this run has seen listed, as last seen. */
   private readonly seen = new Map<string, Doc>();
+  /** Every module, collection and column this run has seen listed (deleted ones go on being reported
+   * as deleted, with what they held, as the emulator's dump does). */
+  private readonly seenStructure = { modules: new Map<string, Doc>(), collections: new Map<string, Doc>(), columns: new Map<string, Doc>() };
 
   constructor(private readonly settings: LiveSettings) {}
 
@@ -154,14 +157,25 @@ export class LiveService implements ServiceTarget {
     const values = valueLists.flatMap((l) => (l.values as Doc[]).map((v) => ({ ...v, column: idOf(v.column), isDeleted: false })));
     const amendments = noteLists.flatMap((l) => (l.amendments as Doc[]).map((a) => ({ ...a, user: idOf(a.user), parentComment: idOf(a.parentComment) })));
     const records = [...liveRecords, ...archivedTop, ...archivedSubs].map((r) => ({ ...r, isDeleted: false }));
+    // gone since this run saw them: deleted, with what they held
+    const gone = <T extends Doc>(seen: Map<string, Doc>, now: Doc[]): Doc[] => {
+      for (const x of now) seen.set(x._id, x);
+      const live = new Set(now.map((x) => x._id as string));
+      return [...seen.values()].filter((x) => !live.has(x._id)).map((x) => ({ ...x, isDeleted: true }));
+    };
+    const goneModules = gone(this.seenStructure.modules, modules);
+    const goneCollections = gone(this.seenStructure.collections, collections);
+    const goneColumns = gone(this.seenStructure.columns, columns);
+    const deadModules = new Set(goneModules.map((m) => m._id as string));
+    const heldByDead = [...this.seen.values()].filter((r) => deadModules.has(r.module)).map((r) => ({ ...r, isDeleted: true }));
     return {
       users: this.users.map((u) => ({ _id: u.id })),
       workspaces: [workspace],
       members,
-      modules: modules.map((m) => ({ ...m, isDeleted: false })),
-      collections: collections.map((c) => ({ ...c, isDeleted: false })),
-      columns: columns.map((c) => ({ ...c, isDeleted: false })),
-      records,
+      modules: [...modules.map((m) => ({ ...m, isDeleted: false })), ...goneModules],
+      collections: [...collections.map((c) => ({ ...c, isDeleted: false })), ...goneCollections],
+      columns: [...columns.map((c) => ({ ...c, isDeleted: false })), ...goneColumns],
+      records: [...records, ...heldByDead],
       values,
       amendments,
       automations: automations.map((a) => ({ ...a, isDeleted: false })),
@@ -169,6 +183,33 @@ export class LiveService implements ServiceTarget {
       grants: [],
       notifications: [],
     } as LooseDump;
+  }
+
+  /**
+   * A restore or rollback that recreates an archived record archives it again at once, so no listing
+   * ever shows the copy. Its id comes from the run's id map; that it exists is checked by id (its
+   * values answer), but its own fields cannot be read on the deployed service: they are taken as the
+   * original's, and the count is returned for the suite to print.
+   */
+  async adoptCopies(oldToNew: ReadonlyMap<string, string>): Promise<{ adopted: number; missing: number; unreadable: Set<string> }> {
+    const map = (id: unknown): unknown => (typeof id === 'string' ? oldToNew.get(id) ?? id : id);
+    let adopted = 0;
+    let missing = 0;
+    /** Original ids whose copies' own fields are assumed, not read. */
+    const unreadable = new Set<string>();
+    for (const r of [...this.seen.values()]) {
+      const copy = oldToNew.get(r._id);
+      if (!copy || this.seen.has(copy)) continue;
+      const probe = await this.call('GET', `/record-values/${copy}`);
+      if (probe.status !== 200) {
+        missing++;
+        continue;
+      }
+      this.seen.set(copy, { ...r, _id: copy, module: map(r.module), collectionName: map(r.collectionName), parentRecord: map(r.parentRecord) ?? null });
+      unreadable.add(r._id);
+      adopted++;
+    }
+    return { adopted, missing, unreadable };
   }
 
   async advance(ms: number): Promise<void> {

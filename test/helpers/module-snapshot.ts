@@ -147,7 +147,8 @@ export async function readModule(service: RunningEmulator | ServiceTarget, modul
       width: c.width ?? null,
       isRequired: c.isRequired ?? false,
       isHidden: c.isHidden ?? false,
-      statusOptions: c.statusOptions ?? [],
+      // an option's `_id` is the service's own (observed: a Mongoose sub-document id nothing can set back)
+      statusOptions: ((c.statusOptions ?? []) as Array<{ label: unknown; color: unknown }>).map((o) => ({ label: o.label, color: o.color })),
       settings: c.settings ?? {},
     },
   });
