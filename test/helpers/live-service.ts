@@ -197,6 +197,7 @@ export class LiveService implements ServiceTarget {
     let missing = 0;
     /** Original ids whose copies' own fields are assumed, not read. */
     const unreadable = new Set<string>();
+    await this.dump(); // what a listing shows is read, not assumed
     for (const r of [...this.seen.values()]) {
       const copy = oldToNew.get(r._id);
       if (!copy || this.seen.has(copy)) continue;
