@@ -12,6 +12,7 @@ import { columnThen, type ColumnThen, type NotRestored, type Phase, type Restore
 import { remappable, remappableCell } from './remap.js';
 import type { FieldChange, RollbackSelection } from './rollback-selection.js';
 import type { ModuleTree } from './tree.js';
+import { commandLine } from '../domain/shell-command.js';
 
 export { ROLLBACK_KINDS, type FieldChange, type RollbackKind, type RollbackSelection, type Touched } from './rollback-selection.js';
 
@@ -188,7 +189,7 @@ export function planRollback(input: RollbackInput): RollbackPlan {
     if (!recordSelected(r.id) && !movedOut) continue;
     if (withCollection.has(r.id)) continue;
     if (!now) {
-      notRestored.push({ entity: r.parentRecordId ? 'subrecord' : 'record', id: r.id, label: recordLabel(r), reason: `deleted since the snapshot: bring it back with 'wbsync restore records ${r.id}'` });
+      notRestored.push({ entity: r.parentRecordId ? 'subrecord' : 'record', id: r.id, label: recordLabel(r), reason: `deleted since the snapshot: bring it back with ${commandLine(['wbsync', 'restore', 'records', r.id])}` });
       continue;
     }
     const was = afterRecords.get(r.id);
