@@ -33,7 +33,7 @@ type Timing = { path: string; medianMs: number; maxMs: number; bytes: number; st
 
 async function timePages(dbPath: string, paths: Record<string, string>): Promise<Record<string, Timing>> {
   const config = ConfigSchema.parse({ db: dbPath });
-  const ui = createConsole({ dbPath, config, token: null, logger: createLogger({ level: 'silent' }), schedule: scheduleView(config) });
+  const ui = createConsole({ dbPath, config, token: null, logger: createLogger({ level: 'silent' }), schedule: scheduleView(config), listenHost: '127.0.0.1' });
   const server = await startConsoleServer('127.0.0.1', 0, ui);
   const base = server.url.replace(/\/ui\/$/, '');
   const out: Record<string, Timing> = {};

@@ -13,9 +13,20 @@ export type Renderable = Html | string | number | boolean | null | undefined | r
 
 const ENTITIES: Record<string, string> = { '&': '&amp;', '<': '&lt;', '>': '&gt;', '"': '&quot;', "'": '&#39;', '`': '&#96;' };
 
-/** Text as HTML text or a quoted attribute value. NUL and other C0 controls (bar tab and newlines) show as U+FFFD. */
+/**
+ * Bidirectional embeddings, overrides and isolates (U+202A–U+202E, U+2066–U+2069): `invoice<U+202E>gpj.exe`
+ * would show as "invoiceexe.jpg". They are shown as their code (`⟨U+202E⟩`) in every title, option,
+ * link and cell; right-to-left text itself needs none of them and reads as typed.
+ */
+const BIDI_CONTROLS = /[\u202A-\u202E\u2066-\u2069]/g;
+
+export function showBidiControls(s: string): string {
+  return s.replace(BIDI_CONTROLS, (c) => `⟨U+${c.codePointAt(0)!.toString(16).toUpperCase()}⟩`);
+}
+
+/** Text as HTML text or a quoted attribute value. NUL and other C0 controls (bar tab and newlines) show as U+FFFD; bidi controls as their code. */
 export function escapeHtml(s: string): string {
-  return s.replace(/[&<>"'`]/g, (c) => ENTITIES[c]!).replace(/[\u0000-\u0008\u000B\u000C\u000E-\u001F\u007F]/g, '\uFFFD');
+  return showBidiControls(s.replace(/[&<>"'`]/g, (c) => ENTITIES[c]!).replace(/[\u0000-\u0008\u000B\u000C\u000E-\u001F\u007F]/g, '\uFFFD'));
 }
 
 function render(v: Renderable): string {
