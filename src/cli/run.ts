@@ -58,6 +58,7 @@ export async function runCli(argv: readonly string[], io: CliIo): Promise<number
         if (!logger) {
           const c = config();
           logger = createLogger({ level: c.config.log.level, secrets: [c.apiKey], write: (l) => io.stderr.write(l) });
+          for (const w of c.warnings ?? []) logger.warn({}, w);
         }
         return logger;
       },

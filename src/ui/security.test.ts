@@ -62,7 +62,7 @@ describe('console security', () => {
     chmodSync(p, 0o600);
     expect(secretFileWarning(p, 'ui.tokenFile')).toBeUndefined();
     chmodSync(p, 0o640);
-    expect(secretFileWarning(p, 'ui.tokenFile')).toBe(`ui.tokenFile ${p} is readable by its group (mode 0640): run chmod 600 on it`);
+    expect(secretFileWarning(p, 'ui.tokenFile')).toBe(`ui.tokenFile ${p} is readable by its group (mode 0640): make it readable by its owner only (chmod 600; a mounted secret: mode 0400)`);
     chmodSync(p, 0o644);
     expect(secretFileWarning(p, 'ui.tlsKeyFile')).toMatch(/readable by everyone on this machine \(mode 0644\)/);
   });

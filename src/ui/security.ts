@@ -5,9 +5,11 @@
 // Origin a request may name is src/ui/request-guard.ts.
 
 import { createHash, timingSafeEqual } from 'node:crypto';
-import { readFileSync, statSync } from 'node:fs';
+import { readFileSync } from 'node:fs';
 import { isIP } from 'node:net';
 import { WbsyncError } from '../domain/errors.js';
+
+export { secretFileWarning } from '../config/secret-file.js';
 
 /** No script at all, styles from our own file, no framing, forms post only to us. */
 export const SECURITY_HEADERS: Record<string, string> = {
@@ -66,19 +68,6 @@ export function tokenBits(token: string): number {
 
 /** Fewest estimated bits a token must carry: `openssl rand -hex 16` gives ~110, `-hex 32` ~240. */
 export const MIN_TOKEN_BITS = 64;
-
-/** A warning when others than the owner may read a secret file (mode & 0o077), or undefined. */
-export function secretFileWarning(path: string, what: string): string | undefined {
-  let mode: number;
-  try {
-    mode = statSync(path).mode & 0o777;
-  } catch {
-    return undefined;
-  }
-  if ((mode & 0o077) === 0) return undefined;
-  const who = mode & 0o007 ? 'everyone on this machine' : 'its group';
-  return `${what} ${path} is readable by ${who} (mode 0${mode.toString(8)}): run chmod 600 on it`;
-}
 
 /** The token in ui.tokenFile (trimmed); a missing, empty, short or guessable token is a configuration error. */
 export function readToken(tokenFile: string): string {

@@ -74,8 +74,8 @@ describe('wbsync ui over TLS with a token', () => {
   it('warned about the token file and the key file others may read', () => {
     const warnings = err.split('\n').filter(Boolean).map((l) => JSON.parse(l) as { msg: string; level: number });
     expect(warnings.map((w) => w.msg)).toEqual(expect.arrayContaining([
-      `ui.tokenFile ${tokenFile()} is readable by everyone on this machine (mode 0644): run chmod 600 on it`,
-      `ui.tlsKeyFile ${join(dir, 'ui.key')} is readable by its group (mode 0640): run chmod 600 on it`,
+      `ui.tokenFile ${tokenFile()} is readable by everyone on this machine (mode 0644): make it readable by its owner only (chmod 600; a mounted secret: mode 0400)`,
+      `ui.tlsKeyFile ${join(dir, 'ui.key')} is readable by its group (mode 0640): make it readable by its owner only (chmod 600; a mounted secret: mode 0400)`,
     ]));
     expect(err).not.toContain(TOKEN);
   });
