@@ -62,7 +62,11 @@ export function judgeRequest(req: IncomingMessage, policy: HostPolicy, opts: { t
     if (!hostAllowed(host.trim(), policy, req.socket.localPort, opts.tls)) return { ok: false, status: 421, reason: `Host ${JSON.stringify(host.slice(0, 100))} is not this console's` };
   }
   const origin = req.headers.origin;
-  if (typeof origin === 'string') {
+  const site = req.headers['sec-fetch-site'];
+  // Our own pages send `Origin: null` on a form POST (they carry Referrer-Policy: no-referrer);
+  // the browser's fetch metadata still says whether the request came from this origin.
+  const ownNullOrigin = origin === 'null' && site === 'same-origin';
+  if (typeof origin === 'string' && !ownNullOrigin) {
     let ok = false;
     try {
       const o = new URL(origin);
@@ -72,7 +76,6 @@ export function judgeRequest(req: IncomingMessage, policy: HostPolicy, opts: { t
     }
     if (!ok) return { ok: false, status: 403, reason: `a request from another origin (${JSON.stringify(origin.slice(0, 100))})` };
   }
-  const site = req.headers['sec-fetch-site'];
   if (site === 'cross-site' || site === 'same-site') {
     const navigation = req.headers['sec-fetch-mode'] === 'navigate' && (req.method === 'GET' || req.method === 'HEAD') && (req.headers['sec-fetch-dest'] ?? 'document') === 'document';
     if (!navigation) return { ok: false, status: 403, reason: `a ${site} request that is not a navigation` };

@@ -130,6 +130,9 @@ describe('the request guard (DNS rebinding, cross-site reads)', () => {
     expect(judge({ host: '127.0.0.1:9465', origin: 'http://evil.example', 'sec-fetch-site': 'cross-site' })).toMatchObject({ ok: false, status: 403 });
     expect(judge({ host: '127.0.0.1:9465', origin: 'http://localhost:9465' })).toMatchObject({ ok: false, status: 403 });
     expect(judge({ host: '127.0.0.1:9465', origin: 'null' })).toMatchObject({ ok: false, status: 403 });
+    expect(judge({ host: '127.0.0.1:9465', origin: 'null', 'sec-fetch-site': 'cross-site', 'sec-fetch-mode': 'navigate' }, 'POST')).toMatchObject({ ok: false, status: 403 });
+    // our own sign-in form under Referrer-Policy: no-referrer
+    expect(judge({ host: '127.0.0.1:9465', origin: 'null', 'sec-fetch-site': 'same-origin', 'sec-fetch-mode': 'navigate' }, 'POST')).toEqual({ ok: true });
     expect(judge({ host: '127.0.0.1:9465', origin: 'http://127.0.0.1:9465' }, 'POST')).toEqual({ ok: true });
     expect(judge({ host: '127.0.0.1:9465', 'sec-fetch-site': 'same-site', 'sec-fetch-mode': 'cors' })).toMatchObject({ ok: false, status: 403 });
     expect(judge({ host: '127.0.0.1:9465', 'sec-fetch-site': 'cross-site', 'sec-fetch-mode': 'no-cors', 'sec-fetch-dest': 'image' })).toMatchObject({ ok: false });
