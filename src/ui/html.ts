@@ -2,6 +2,10 @@
 // unless it is already Html (a fragment built the same way), so a string from the service cannot
 // become markup. Attribute values are quoted by the templates, and quotes are escaped here too.
 
+import { showBidiControls } from '../domain/display-text.js';
+
+export { showBidiControls };
+
 export class Html {
   constructor(readonly text: string) {}
   toString(): string {
@@ -12,17 +16,6 @@ export class Html {
 export type Renderable = Html | string | number | boolean | null | undefined | readonly Renderable[];
 
 const ENTITIES: Record<string, string> = { '&': '&amp;', '<': '&lt;', '>': '&gt;', '"': '&quot;', "'": '&#39;', '`': '&#96;' };
-
-/**
- * Bidirectional embeddings, overrides and isolates (U+202A–U+202E, U+2066–U+2069): `invoice<U+202E>gpj.exe`
- * would show as "invoiceexe.jpg". They are shown as their code (`⟨U+202E⟩`) in every title, option,
- * link and cell; right-to-left text itself needs none of them and reads as typed.
- */
-const BIDI_CONTROLS = /[\u202A-\u202E\u2066-\u2069]/g;
-
-export function showBidiControls(s: string): string {
-  return s.replace(BIDI_CONTROLS, (c) => `⟨U+${c.codePointAt(0)!.toString(16).toUpperCase()}⟩`);
-}
 
 /** Text as HTML text or a quoted attribute value. NUL and other C0 controls (bar tab and newlines) show as U+FFFD; bidi controls as their code. */
 export function escapeHtml(s: string): string {
