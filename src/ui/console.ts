@@ -133,7 +133,11 @@ export function createConsole(opts: ConsoleOptions): WebConsole {
       if (path === '/login') return door.login(req, res);
       if (path === '/logout') return door.logout(req, res);
       if (req.method !== 'GET' && !head) return send(res, 405, 'text/plain; charset=utf-8', 'method not allowed: the console is read-only\n', false, { allow: 'GET, HEAD' });
-      if (!door.isAuthorised(req)) {
+      const verdict = door.authorise(req);
+      if (typeof verdict === 'object') {
+        return send(res, 429, 'text/plain; charset=utf-8', `too many wrong tokens from this address: try again in ${verdict.retryAfter} s\n`, head, { 'retry-after': String(verdict.retryAfter) });
+      }
+      if (verdict === 'no') {
         const wantsHtml = (req.headers.accept ?? '').includes('text/html');
         return wantsHtml
           ? send(res, 401, html200, loginPage(base, null).text, head, { 'www-authenticate': 'Bearer realm="wbsync console"' })

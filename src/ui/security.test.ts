@@ -106,6 +106,8 @@ describe('sessions and sign-in attempts', () => {
     expect(l.retryAfter('a')).toBe(0);
     for (let i = 0; i < 30; i++) l.fail(`x${i}`);
     expect(l.retryAfter('fresh')).toBeGreaterThan(0);
+    // bearer requests only answer for their own address
+    expect(l.retryAfter('fresh', true)).toBe(0);
   });
 });
 

@@ -74,12 +74,15 @@ export class LoginLimiter {
     private readonly now: () => number = Date.now,
   ) {}
 
-  /** Seconds until this address may try again, or 0. */
-  retryAfter(address: string): number {
+  /**
+   * Seconds until this address may try again, or 0. `addressOnly`: the cap over all addresses does
+   * not apply (bearer requests: a flood from elsewhere must not lock out scripts holding the token).
+   */
+  retryAfter(address: string, addressOnly = false): number {
     const t = this.now();
     const mine = this.recent(this.failures.get(address) ?? [], t);
     this.all = this.recent(this.all, t);
-    const blockers = [mine.length >= this.perAddress ? mine : null, this.all.length >= this.total ? this.all : null].filter((x): x is number[] => x !== null);
+    const blockers = [mine.length >= this.perAddress ? mine : null, !addressOnly && this.all.length >= this.total ? this.all : null].filter((x): x is number[] => x !== null);
     if (!blockers.length) return 0;
     return Math.max(1, Math.ceil(Math.max(...blockers.map((b) => b[b.length - (b === mine ? this.perAddress : this.total)]! + this.windowMs - t)) / 1000));
   }

@@ -52,8 +52,11 @@ function readForm(req: IncomingMessage, limit: number): Promise<URLSearchParams>
 }
 
 export interface Door {
-  /** True when no token is configured, or the request carries it (bearer) or a live session. */
-  isAuthorised(req: IncomingMessage): boolean;
+  /**
+   * 'ok' when no token is configured, or the request carries it (bearer) or a live session; a
+   * wrong bearer counts as a failed sign-in, and an address past the limit gets the seconds to wait.
+   */
+  authorise(req: IncomingMessage): 'ok' | 'no' | { retryAfter: number };
   login(req: IncomingMessage, res: ServerResponse): void;
   logout(req: IncomingMessage, res: ServerResponse): void;
   /** Live sessions (for tests and the log). */
@@ -66,11 +69,17 @@ export function createDoor(opts: { base: string; token: string | null; sessionMs
   const limiter = new LoginLimiter(5, 30, 60_000, opts.now);
   const address = (req: IncomingMessage): string => req.socket.remoteAddress ?? 'unknown';
   return {
-    isAuthorised(req) {
-      if (token === null) return true;
+    authorise(req) {
+      if (token === null) return 'ok';
       const bearer = bearerOf(req.headers.authorization);
-      if (bearer !== undefined) return sameSecret(bearer, token);
-      return store.isLive(cookieOf(req.headers.cookie, SESSION_COOKIE));
+      if (bearer !== undefined) {
+        const wait = limiter.retryAfter(address(req), true);
+        if (wait > 0) return { retryAfter: wait };
+        if (sameSecret(bearer, token)) return 'ok';
+        limiter.fail(address(req));
+        return 'no';
+      }
+      return store.isLive(cookieOf(req.headers.cookie, SESSION_COOKIE)) ? 'ok' : 'no';
     },
     login(req, res) {
       if (token === null) return send(res, 303, 'text/plain; charset=utf-8', '', false, { location: `${base}/` });

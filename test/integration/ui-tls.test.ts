@@ -11,7 +11,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { runCli } from '../../src/cli/run.js';
 import { startEmulator } from '../../src/emulator/index.js';
 import { tempDir } from '../helpers/harness.js';
-import { buildConsoleDb, writeTokenFile, type ConsoleDb } from '../helpers/ui-kit.js';
+import { buildConsoleDb, serveConsole, writeTokenFile, type ConsoleDb } from '../helpers/ui-kit.js';
 import { eventually, killAll, startDaemon, writeConfig } from './daemon-harness.js';
 
 const TOKEN = '7d1e0c9a4b5f2e8d3c6a1f0b9e8d7c6a';
@@ -124,8 +124,10 @@ describe('wbsync ui over TLS with a token', () => {
     expect(Number(limited.headers['retry-after'])).toBeGreaterThan(0);
     expect(limited.text).toContain('Too many wrong tokens');
     expect((await https(port, cert, '/ui/login', { method: 'POST', body: new URLSearchParams({ token: TOKEN }).toString() })).status).toBe(429);
-    // the bearer (scripts) is not a sign-in and keeps working
-    expect((await https(port, cert, '/ui/', { headers: { authorization: `Bearer ${TOKEN}` } })).status).toBe(200);
+    // the bearer header is no way around it: this address waits there too
+    const bearer = await https(port, cert, '/ui/', { headers: { authorization: `Bearer ${TOKEN}` } });
+    expect(bearer.status).toBe(429);
+    expect(Number(bearer.headers['retry-after'])).toBeGreaterThan(0);
     expect(err).toMatch(/console sign-in refused: too many wrong tokens/);
   });
 });
@@ -147,6 +149,18 @@ describe('tokens and certificates wbsync ui refuses', () => {
     expect(await runCli(['ui', '--listen', listen, '--config', cfg], io)).toBe(2);
     return err;
   };
+
+  it('guessing bearer tokens is limited like the sign-in form', async () => {
+    const c = await serveConsole(db.h.dbPath, TOKEN);
+    try {
+      for (let i = 0; i < 5; i++) expect((await fetch(`${c.url}/`, { headers: { authorization: `Bearer guess-${i}` } })).status).toBe(401);
+      const limited = await fetch(`${c.url}/`, { headers: { authorization: `Bearer ${TOKEN}` } });
+      expect(limited.status).toBe(429);
+      expect(Number(limited.headers.get('retry-after'))).toBeGreaterThan(0);
+    } finally {
+      await c.close();
+    }
+  });
 
   it('a guessable token (aaaaaaaaaaaaaaaa), exit 2', async () => {
     const file = join(db.h.dir, 'weak.token');
