@@ -175,8 +175,13 @@ export const ConfigSchema = z.strictObject({
         .min(1)
         .optional()
         .describe('File holding a bearer token for the web console (at least 16 characters of a random-looking token, e.g. `openssl rand -hex 32`; a guessable one is refused); required to listen beyond loopback (requests without it are refused). The token is never logged or shown. A warning is logged when others may read the file.'),
-      tlsCertFile: z.string().min(1).optional().describe('PEM certificate (chain) the console serves HTTPS with, on `wbsync ui` and on daemon.listen (then /healthz and /metrics are HTTPS too); set with ui.tlsKeyFile.'),
-      tlsKeyFile: z.string().min(1).optional().describe('PEM private key of ui.tlsCertFile (keep it mode 0600: a warning is logged when others may read it).'),
+      tls: z
+        .strictObject({
+          certFile: z.string().min(1).describe('PEM certificate (with its chain) the console serves HTTPS with.'),
+          keyFile: z.string().min(1).describe('PEM private key of ui.tls.certFile (keep it mode 0600: a warning is logged when others may read it).'),
+        })
+        .optional()
+        .describe('HTTPS for the console, on `wbsync ui` and on daemon.listen (then /healthz and /metrics are HTTPS too).'),
       behindTlsProxy: z
         .boolean()
         .default(false)
@@ -187,7 +192,6 @@ export const ConfigSchema = z.strictObject({
         .describe('Further names the console answers to besides loopback and its listen address (e.g. the name people reach it by through a proxy, `backup.example.com`); any other Host header is refused, against DNS rebinding.'),
       sessionHours: z.number().int().min(1).max(720).default(12).describe('Hours a sign-in lasts; the server forgets the session after that (and on sign-out or restart).'),
     })
-    .refine((u) => (u.tlsCertFile === undefined) === (u.tlsKeyFile === undefined), { message: 'set ui.tlsCertFile and ui.tlsKeyFile together', path: ['tlsKeyFile'] })
     .prefault({})
     .describe('The read-only web console (`wbsync ui`, and the daemon under /ui/).'),
   drill: z

@@ -1,6 +1,6 @@
 // The web console under /ui/ on daemon.listen: its own read-only connection to the daemon's
 // database, the daemon's health, the schedule. Beyond loopback without ui.tokenFile, or without TLS
-// (ui.tlsCertFile/KeyFile) and no TLS-terminating proxy declared (ui.behindTlsProxy), the console
+// (ui.tls.certFile/keyFile) and no TLS-terminating proxy declared (ui.behindTlsProxy), the console
 // is left out (logged) — /healthz and /metrics keep serving scrapers as before. With TLS configured
 // the whole listener is HTTPS.
 
@@ -20,7 +20,7 @@ export function mountConsole(opts: { loaded: LoadedConfig; logger: Logger; host:
     checkListen(opts.host, config.ui, 'daemon.listen');
   } catch (e) {
     if (!isWbsyncError(e)) throw e;
-    const why = config.ui.tokenFile === undefined ? 'ui.tokenFile is not set' : 'neither TLS (ui.tlsCertFile) nor a TLS-terminating proxy (ui.behindTlsProxy) is configured';
+    const why = config.ui.tokenFile === undefined ? 'ui.tokenFile is not set' : 'neither TLS (ui.tls) nor a TLS-terminating proxy (ui.behindTlsProxy) is configured';
     opts.logger.warn({ listen: config.daemon.listen, hint: e.hint }, `web console not served: daemon.listen is beyond loopback and ${why}`);
     return { ui: null, tls: readTlsMaterial(config.ui) };
   }

@@ -19,7 +19,7 @@ export interface HealthServerOptions {
   metrics(accept: string | undefined): Promise<{ contentType: string; body: string }>;
   /** The web console: requests under `base` (e.g. /ui) go to `handle`. */
   ui?: { base: string; handle(req: IncomingMessage, res: ServerResponse): void };
-  /** ui.tlsCertFile / ui.tlsKeyFile: the whole listener speaks HTTPS. */
+  /** ui.tls.certFile / ui.tls.keyFile: the whole listener speaks HTTPS. */
   tls?: TlsMaterial;
 }
 

@@ -36,7 +36,7 @@ export interface ConsoleOptions {
   live?: () => LiveStatus | null;
   /** The address the listener binds (its Host names are accepted, beside loopback and ui.hosts). */
   listenHost: string;
-  /** Served over HTTPS (ui.tlsCertFile): the session cookie is Secure, a port-less Host means 443. */
+  /** Served over HTTPS (ui.tls): the session cookie is Secure, a port-less Host means 443. */
   tls?: boolean;
 }
 

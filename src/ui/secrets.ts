@@ -19,21 +19,21 @@ export interface ConsoleSecrets {
   tls: TlsMaterial | undefined;
 }
 
-function readPem(path: string, key: 'tlsCertFile' | 'tlsKeyFile'): Buffer {
+function readPem(path: string, key: 'certFile' | 'keyFile'): Buffer {
   try {
     return readFileSync(path);
   } catch (e) {
-    throw new WbsyncError('config', `ui.${key}: cannot read ${path} (${(e as NodeJS.ErrnoException).code ?? 'error'})`, { hint: 'give a readable PEM file' });
+    throw new WbsyncError('config', `ui.tls.${key}: cannot read ${path} (${(e as NodeJS.ErrnoException).code ?? 'error'})`, { hint: 'give a readable PEM file' });
   }
 }
 
 export function readTlsMaterial(ui: Config['ui']): TlsMaterial | undefined {
-  if (ui.tlsCertFile === undefined || ui.tlsKeyFile === undefined) return undefined;
-  const material = { cert: readPem(ui.tlsCertFile, 'tlsCertFile'), key: readPem(ui.tlsKeyFile, 'tlsKeyFile') };
+  if (ui.tls === undefined) return undefined;
+  const material = { cert: readPem(ui.tls.certFile, 'certFile'), key: readPem(ui.tls.keyFile, 'keyFile') };
   try {
     createSecureContext(material);
   } catch (e) {
-    throw new WbsyncError('config', `ui.tlsCertFile / ui.tlsKeyFile: not a usable certificate and key (${(e as Error).message})`, {
+    throw new WbsyncError('config', `ui.tls: not a usable certificate and key (${(e as Error).message})`, {
       hint: 'give the PEM certificate (chain) and the private key that belongs to it, e.g. `openssl req -x509 -newkey ec -pkeyopt ec_paramgen_curve:P-256 -nodes -keyout ui.key -out ui.crt -subj /CN=backup.example.com -days 365`',
     });
   }
@@ -44,7 +44,7 @@ export function readTlsMaterial(ui: Config['ui']): TlsMaterial | undefined {
 export function readConsoleSecrets(ui: Config['ui'], logger: Logger): ConsoleSecrets {
   const token = ui.tokenFile === undefined ? null : readToken(ui.tokenFile);
   const tls = readTlsMaterial(ui);
-  for (const [file, what] of [[ui.tokenFile, 'ui.tokenFile'], [ui.tlsKeyFile, 'ui.tlsKeyFile']] as const) {
+  for (const [file, what] of [[ui.tokenFile, 'ui.tokenFile'], [ui.tls?.keyFile, 'ui.tls.keyFile']] as const) {
     const warning = file === undefined ? undefined : secretFileWarning(file, what);
     if (warning) logger.warn({ file, key: what }, warning);
   }

@@ -21,7 +21,7 @@ describe('console security', () => {
   it('refuses a listener beyond loopback without a token file, and without TLS or a declared TLS proxy (config errors: exit 2)', () => {
     expect(() => checkListen('0.0.0.0', { tokenFile: undefined }, 'daemon.listen')).toThrow(expect.objectContaining({ code: 'config' }));
     expect(() => checkListen('0.0.0.0', { tokenFile: '/t' }, 'daemon.listen')).toThrow(/over plain HTTP/);
-    expect(() => checkListen('0.0.0.0', { tokenFile: '/t', tlsCertFile: '/c', tlsKeyFile: '/k' }, 'daemon.listen')).not.toThrow();
+    expect(() => checkListen('0.0.0.0', { tokenFile: '/t', tls: { certFile: '/c', keyFile: '/k' } }, 'daemon.listen')).not.toThrow();
     expect(() => checkListen('0.0.0.0', { tokenFile: '/t', behindTlsProxy: true }, 'daemon.listen')).not.toThrow();
     expect(() => checkListen('127.0.0.1', { tokenFile: undefined }, 'daemon.listen')).not.toThrow();
   });
@@ -64,7 +64,7 @@ describe('console security', () => {
     chmodSync(p, 0o640);
     expect(secretFileWarning(p, 'ui.tokenFile')).toBe(`ui.tokenFile ${p} is readable by its group (mode 0640): make it readable by its owner only (chmod 600; a mounted secret: mode 0400)`);
     chmodSync(p, 0o644);
-    expect(secretFileWarning(p, 'ui.tlsKeyFile')).toMatch(/readable by everyone on this machine \(mode 0644\)/);
+    expect(secretFileWarning(p, 'ui.tls.keyFile')).toMatch(/readable by everyone on this machine \(mode 0644\)/);
   });
 });
 

@@ -1,5 +1,5 @@
 // Who may see the console: loopback only unless ui.tokenFile is set; beyond loopback also only over
-// TLS (ui.tlsCertFile/KeyFile) or behind a TLS-terminating proxy (ui.behindTlsProxy). With a token,
+// TLS (ui.tls.certFile/keyFile) or behind a TLS-terminating proxy (ui.behindTlsProxy). With a token,
 // a request must carry `Authorization: Bearer <token>` or a live session cookie (src/ui/sessions.ts).
 // Comparisons are constant-time over SHA-256 digests. Headers every reply carries. Which Host and
 // Origin a request may name is src/ui/request-guard.ts.
@@ -33,8 +33,7 @@ export function isLoopback(host: string): boolean {
 /** What the console's listener is given by the configuration. */
 export interface ListenSecurity {
   tokenFile?: string | undefined;
-  tlsCertFile?: string | undefined;
-  tlsKeyFile?: string | undefined;
+  tls?: { certFile: string; keyFile: string } | undefined;
   behindTlsProxy?: boolean;
 }
 
@@ -49,9 +48,9 @@ export function checkListen(host: string, ui: ListenSecurity, where: string): vo
       hint: 'listen on 127.0.0.1 (the default), or set ui.tokenFile to a file holding a long random token (e.g. `openssl rand -hex 32 > ui.token; chmod 600 ui.token`)',
     });
   }
-  if (ui.tlsCertFile === undefined && ui.behindTlsProxy !== true) {
+  if (ui.tls === undefined && ui.behindTlsProxy !== true) {
     throw new WbsyncError('config', `${where}: the web console would listen on ${host}, beyond loopback, over plain HTTP (the token and the session cookie would travel in clear)`, {
-      hint: 'set ui.tlsCertFile and ui.tlsKeyFile (a certificate and its key), or put a TLS-terminating proxy in front and set ui.behindTlsProxy: true (see docs/security.md)',
+      hint: 'set ui.tls.certFile and ui.tls.keyFile (a certificate and its key), or put a TLS-terminating proxy in front and set ui.behindTlsProxy: true (see docs/security.md)',
     });
   }
 }

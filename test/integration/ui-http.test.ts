@@ -285,7 +285,7 @@ describe('the console token and the loopback rule', () => {
     err = '';
     expect(await runCli(['ui', '--listen', '0.0.0.0:0', '--config', plain], io)).toBe(2);
     expect(err).toMatch(/over plain HTTP/);
-    expect(err).toMatch(/ui\.tlsCertFile/);
+    expect(err).toMatch(/ui\.tls\.certFile/);
 
     // with a token file behind a declared TLS-terminating proxy it starts (and stops on the signal)
     const ac = new AbortController();

@@ -54,7 +54,7 @@ describe('wbsync ui over TLS with a token', () => {
     chmodSync(tokenFile(), 0o644);
     chmodSync(join(dir, 'ui.key'), 0o640);
     const cfg = join(dir, 'tls.json');
-    writeFileSync(cfg, JSON.stringify({ db: db.h.dbPath, ui: { tokenFile: tokenFile(), tlsCertFile: join(dir, 'ui.crt'), tlsKeyFile: join(dir, 'ui.key') } }));
+    writeFileSync(cfg, JSON.stringify({ db: db.h.dbPath, ui: { tokenFile: tokenFile(), tls: { certFile: join(dir, 'ui.crt'), keyFile: join(dir, 'ui.key') } } }));
     let out = '';
     const io = { stdout: { write: (s: string) => void (out += s) }, stderr: { write: (s: string) => void (err += s) }, env: { PATH: process.env.PATH, WBSYNC_LOG_LEVEL: 'warn' }, signal: ac.signal };
     running = runCli(['ui', '--listen', '0.0.0.0:0', '--config', cfg, '--json'], io);
@@ -75,7 +75,7 @@ describe('wbsync ui over TLS with a token', () => {
     const warnings = err.split('\n').filter(Boolean).map((l) => JSON.parse(l) as { msg: string; level: number });
     expect(warnings.map((w) => w.msg)).toEqual(expect.arrayContaining([
       `ui.tokenFile ${tokenFile()} is readable by everyone on this machine (mode 0644): make it readable by its owner only (chmod 600; a mounted secret: mode 0400)`,
-      `ui.tlsKeyFile ${join(dir, 'ui.key')} is readable by its group (mode 0640): make it readable by its owner only (chmod 600; a mounted secret: mode 0400)`,
+      `ui.tls.keyFile ${join(dir, 'ui.key')} is readable by its group (mode 0640): make it readable by its owner only (chmod 600; a mounted secret: mode 0400)`,
     ]));
     expect(err).not.toContain(TOKEN);
   });
@@ -172,10 +172,10 @@ describe('tokens and certificates wbsync ui refuses', () => {
 
   it('a certificate without its key, and a file that is no certificate, exit 2', async () => {
     const token = writeTokenFile(join(db.h.dir, 'ok'), TOKEN);
-    expect(await refuse({ tokenFile: token, tlsCertFile: join(db.h.dir, 'nowhere.crt') })).toMatch(/ui\.tlsKeyFile: set ui\.tlsCertFile and ui\.tlsKeyFile together/);
+    expect(await refuse({ tokenFile: token, tls: { certFile: join(db.h.dir, 'nowhere.crt') } })).toMatch(/ui\.tls\.keyFile: /);
     const junk = join(db.h.dir, 'junk.pem');
     writeFileSync(junk, 'not a certificate\n', { mode: 0o600 });
-    expect(await refuse({ tokenFile: token, tlsCertFile: junk, tlsKeyFile: junk }, '0.0.0.0:0')).toMatch(/not a usable certificate and key/);
+    expect(await refuse({ tokenFile: token, tls: { certFile: junk, keyFile: junk } }, '0.0.0.0:0')).toMatch(/not a usable certificate and key/);
   });
 });
 
@@ -188,7 +188,7 @@ describe('the daemon beyond loopback', () => {
       chmodSync(join(dir, 'd.key'), 0o600);
       const ca = (await import('node:fs')).readFileSync(join(dir, 'd.crt'));
       const token = writeTokenFile(dir, TOKEN);
-      const tls = startDaemon(writeConfig(dir, 'tls', { db: join(dir, 'tls.db'), extra: { daemon: { listen: '0.0.0.0:0' }, ui: { tokenFile: token, tlsCertFile: join(dir, 'd.crt'), tlsKeyFile: join(dir, 'd.key') } } }), emu.baseUrl, emu.apiKey);
+      const tls = startDaemon(writeConfig(dir, 'tls', { db: join(dir, 'tls.db'), extra: { daemon: { listen: '0.0.0.0:0' }, ui: { tokenFile: token, tls: { certFile: join(dir, 'd.crt'), keyFile: join(dir, 'd.key') } } } }), emu.baseUrl, emu.apiKey);
       const port = await tls.port();
       await eventually(async () => (await https(port, ca, '/healthz')).status === 200, 20_000, 'healthy over https');
       expect((await https(port, ca, '/metrics')).text).toContain('wbsync_');

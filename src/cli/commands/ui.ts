@@ -31,7 +31,7 @@ export const uiCommand: Command = {
     'rollback command to copy. It opens the database read-only and runs nothing. The daemon serves\n' +
     'the same console under /ui/ on daemon.listen.\n' +
     'Listening beyond loopback needs ui.tokenFile (a bearer token; refused at start, exit 2, without\n' +
-    'it) and TLS (ui.tlsCertFile + ui.tlsKeyFile, or ui.behindTlsProxy when a TLS-terminating proxy\n' +
+    'it) and TLS (ui.tls.certFile + ui.tls.keyFile, or ui.behindTlsProxy when a TLS-terminating proxy\n' +
     'is in front); requests must then carry `Authorization: Bearer <token>` or sign in through the\n' +
     'form. Only requests naming a loopback name, the listen address or ui.hosts are answered.',
   examples: ['wbsync ui', 'wbsync ui --listen 127.0.0.1:8080 --db ./data/wbsync.db', 'wbsync ui --json'],
