@@ -177,7 +177,7 @@ export const ConfigSchema = z.strictObject({
         .describe('File holding a bearer token for the web console (at least 16 characters of a random-looking token, e.g. `openssl rand -hex 32`; a guessable one is refused); required to listen beyond loopback (requests without it are refused). The token is never logged or shown. A warning is logged when others may read the file.'),
       tls: z
         .strictObject({
-          certFile: z.string().min(1).describe('PEM certificate (with its chain) the console serves HTTPS with.'),
+          certFile: z.string().min(1).describe('PEM certificate (with its chain): the console is served over HTTPS, by `wbsync ui` and on daemon.listen (then /healthz and /metrics are HTTPS too). Set with ui.tls.keyFile.'),
           keyFile: z.string().min(1).describe('PEM private key of ui.tls.certFile (keep it mode 0600: a warning is logged when others may read it).'),
         })
         .optional()
