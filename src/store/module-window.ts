@@ -7,7 +7,7 @@
 
 import type Database from 'better-sqlite3';
 import type { Amendment, BoardRecord, Cell, Collection, Column, ColumnScope, Module } from '../domain/entities.js';
-import { SPECS, colList, fromRow, quoteCol, type EntitySpec } from './entity-specs.js';
+import { SPECS, fromRow, quoteCol, type EntitySpec } from './entity-specs.js';
 import type { StateReader } from './port.js';
 
 const OPEN = '9223372036854775807';
@@ -20,6 +20,10 @@ export interface ModuleContent {
 
 /** The select list with `raw` read as NULL (parsed to null): kinds whose raw the planners ignore. */
 const leanList = (spec: EntitySpec): string => spec.fields.map((x) => (x.col === 'raw' ? `NULL AS ${quoteCol('raw')}` : quoteCol(x.col))).join(', ');
+/** Records: raw only where the planners may look in it — the creation time, when the row has none
+ * (sibling-order.ts createdAtOf). */
+const recordList = (a: string): string =>
+  SPECS.record.fields.map((x) => (x.col === 'raw' ? `CASE WHEN ${a}.created_at IS NULL THEN ${a}.raw END AS ${quoteCol('raw')}` : `${a}.${quoteCol(x.col)}`)).join(', ');
 
 type Row = { vid: number; from: number; to: number | null; rest: unknown[] };
 
@@ -33,7 +37,7 @@ const at = (r: Row, n: number): boolean => r.from <= n && (r.to === null || r.to
 export function readModuleContent(db: Database.Database, moduleId: string, n: number): ModuleContent {
   const p = { m: moduleId, n };
   const live = (a: string): string => `${a}.valid_from <= @n AND coalesce(${a}.valid_to, ${OPEN}) > @n`;
-  const recs = db.prepare(`SELECT ${colList(SPECS.record)} FROM record_versions r WHERE r.module_id = @m AND ${live('r')} ORDER BY r.parent_record_id IS NOT NULL, r.position IS NULL, r.position, r.id`).raw(true).all(p) as unknown[][];
+  const recs = db.prepare(`SELECT ${recordList('r')} FROM record_versions r WHERE r.module_id = @m AND ${live('r')} ORDER BY r.parent_record_id IS NOT NULL, r.position IS NULL, r.position, r.id`).raw(true).all(p) as unknown[][];
   const cells = db
     .prepare(`SELECT ${leanList(SPECS.cell)} FROM cell_versions c WHERE c.record_id IN (SELECT r.id FROM record_versions r WHERE r.module_id = @m AND ${live('r')}) AND ${live('c')} ORDER BY c.record_id, c.id`)
     .raw(true)
@@ -56,13 +60,15 @@ export function readModuleContent(db: Database.Database, moduleId: string, n: nu
 export function readModuleWindow(db: Database.Database, moduleId: string, s: number, l: number): { base: ModuleContent; after: ModuleContent } {
   const p = { m: moduleId, s, l };
   const span = (a: string): string => `${a}.valid_from <= @l AND coalesce(${a}.valid_to, ${OPEN}) > @s`;
+  // a version of either side (not one that came and went in between)
+  const either = (a: string): string => `((${a}.valid_from <= @s AND coalesce(${a}.valid_to, ${OPEN}) > @s) OR (${a}.valid_from <= @l AND ${a}.valid_to IS NULL) OR (${a}.valid_from <= @l AND ${a}.valid_to > @l))`;
   const head = (a: string): string => `${a}.vid, ${a}.valid_from, ${a}.valid_to`;
-  const recRows = rows(db, `SELECT ${head('r')}, ${colList(SPECS.record)} FROM record_versions r WHERE r.module_id = @m AND ${span('r')} ORDER BY r.parent_record_id IS NOT NULL, r.position IS NULL, r.position, r.id`, p);
+  const recRows = rows(db, `SELECT ${head('r')}, ${recordList('r')} FROM record_versions r WHERE r.module_id = @m AND ${either('r')} ORDER BY r.parent_record_id IS NOT NULL, r.position IS NULL, r.position, r.id`, p);
   const everIds = `SELECT DISTINCT r.id FROM record_versions r WHERE r.module_id = @m AND ${span('r')}`;
   // versions at s closed by l, and versions at l begun after s (an edit is one of each)
   const changed = `((c.valid_from <= @s AND c.valid_to > @s AND c.valid_to <= @l) OR (c.valid_from > @s AND c.valid_from <= @l AND coalesce(c.valid_to, ${OPEN}) > @l))`;
   const cellRows = rows(db, `SELECT ${head('c')}, ${leanList(SPECS.cell)} FROM cell_versions c WHERE c.record_id IN (${everIds}) AND ${changed}`, p);
-  const noteRows = rows(db, `SELECT ${head('a')}, ${leanList(SPECS.amendment)} FROM amendment_versions a WHERE (a.module_id = @m OR a.record_id IN (${everIds})) AND ${span('a')} ORDER BY a.created_at, a.id`, p);
+  const noteRows = rows(db, `SELECT ${head('a')}, ${leanList(SPECS.amendment)} FROM amendment_versions a WHERE (a.module_id = @m OR a.record_id IN (${everIds})) AND ${either('a')} ORDER BY a.created_at, a.id`, p);
 
   const side = <T>(list: Row[], spec: EntitySpec, n: number, cache: Map<number, T>): T[] =>
     list.filter((r) => at(r, n)).map((r) => {
