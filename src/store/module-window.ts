@@ -18,8 +18,10 @@ export interface ModuleContent {
   amendments: Amendment[];
 }
 
-/** The select list with `raw` read as NULL (parsed to null): kinds whose raw the planners ignore. */
-const leanList = (spec: EntitySpec): string => spec.fields.map((x) => (x.col === 'raw' ? `NULL AS ${quoteCol('raw')}` : quoteCol(x.col))).join(', ');
+/** The select list with `raw` read as NULL (parsed to null): kinds whose raw the planners ignore;
+ * for cells their times too (the planners never read them). */
+const leanList = (spec: EntitySpec): string =>
+  spec.fields.map((x) => (x.col === 'raw' || (spec.kind === 'cell' && (x.col === 'created_at' || x.col === 'updated_at')) ? `NULL AS ${quoteCol(x.col)}` : quoteCol(x.col))).join(', ');
 /** Records: raw only where the planners may look in it — the creation time, when the row has none
  * (sibling-order.ts createdAtOf). */
 const recordList = (a: string): string =>
