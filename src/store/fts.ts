@@ -54,10 +54,11 @@ export class SearchIndex {
     this.remove_ = db.prepare(`DELETE FROM ${SEARCH_TABLE} WHERE rowid = ?`);
   }
 
-  /** Indexes (or re-indexes) the version `vid` of a record, amendment or cell. */
-  put(kind: SearchKind, vid: number, entity: Record<string, unknown>): void {
+  /** Indexes (or re-indexes) the version `vid` of a record, amendment or cell; `fresh`: a version
+   * just inserted, which cannot be in the index yet (no delete to try first). */
+  put(kind: SearchKind, vid: number, entity: Record<string, unknown>, fresh = false): void {
     const rowid = rowidOf(kind, vid);
-    this.remove_.run(rowid);
+    if (!fresh) this.remove_.run(rowid);
     if (kind === 'record') {
       this.insert.run(rowid, kind, entity.id, entity.id, entity.moduleId ?? null, entity.name ?? '');
     } else if (kind === 'amendment') {

@@ -85,7 +85,7 @@ export class VersionedWriter {
       vid = Number(s.insert.run(...row, hash, snapshotId).lastInsertRowid);
       tally.written[kind] = (tally.written[kind] ?? 0) + 1;
     }
-    if (isSearchable(kind)) this.search.put(kind, vid, entity as Record<string, unknown>);
+    if (isSearchable(kind)) this.search.put(kind, vid, entity as Record<string, unknown>, cur?.valid_from !== snapshotId);
   }
 
   /**
