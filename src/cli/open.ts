@@ -68,17 +68,32 @@ export async function lockForWrite(ctx: CommandContext, command: string, opts: {
       });
     }
   }
-  return waitForLock(file, {
+  let told = false;
+  const lock = await waitForLock(file, {
     command,
     signal: ctx.signal,
     logger: ctx.logger(),
-    onWait: (who, waitedMs) =>
+    onWait: (who, waitedMs) => {
       ctx.stderr.write(
-        waitedMs === 0
-          ? `wbsync: the database is being changed by ${who}; this ${command} waits its turn (up to 30 min)\n`
-          : `wbsync: still waiting for ${who} (${Math.round(waitedMs / 1000)} s)\n`,
-      ),
+        told
+          ? `wbsync: still waiting for ${who} (${Math.round(waitedMs / 1000)} s)\n`
+          : `wbsync: the database is being changed by ${who}; this ${command} waits its turn (up to 30 min)\n`,
+      );
+      told = true;
+    },
   });
+  ctx.logger().debug({ command, lock: lock.path }, 'database write lock taken');
+  let released = false;
+  return {
+    path: lock.path,
+    pid: lock.pid,
+    release() {
+      if (released) return;
+      released = true;
+      lock.release();
+      ctx.logger().debug({ command, lock: lock.path }, 'database write lock released');
+    },
+  };
 }
 
 /** What a command that writes through the restore journal opens: the client, the store and a
