@@ -10,6 +10,7 @@ import { accessSync, closeSync, constants, existsSync, openSync, readSync, statS
 import path from 'node:path';
 import Database from 'better-sqlite3';
 import { WbsyncError } from '../domain/errors.js';
+import { commandLine } from '../domain/shell-command.js';
 import { MIGRATIONS } from './migrations/index.js';
 import { BUSY_TIMEOUT_MS } from './pragmas.js';
 
@@ -110,7 +111,7 @@ export function refuseUnusable(file: string, id: DbIdentity, purpose: 'read' | '
       return;
     case 'folder':
       throw new WbsyncError('config', `the database path ${file} is a folder, not a database file`, {
-        hint: `pass the database file, e.g. --db ${path.join(file, 'wbsync.db')}`,
+        hint: `pass the database file, e.g. ${commandLine(['--db', path.join(file, 'wbsync.db')])}`,
         details: { db: file },
       });
     case 'empty':
