@@ -53,7 +53,7 @@ export async function lockForWrite(ctx: CommandContext, command: string, opts: {
   if (db === ':memory:') return NO_LOCK;
   const file = path.resolve(db);
   try {
-    refuseUnusable(file, inspectDatabase(file), opts.create ? 'write' : 'read');
+    refuseUnusable(file, inspectDatabase(file), opts.create ? 'write' : 'change');
   } catch (e) {
     throw toStorageError(e, `opening database ${file}`);
   }

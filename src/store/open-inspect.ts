@@ -11,6 +11,7 @@ import path from 'node:path';
 import Database from 'better-sqlite3';
 import { WbsyncError } from '../domain/errors.js';
 import { commandLine } from '../domain/shell-command.js';
+import { checkAppliedCurrent } from './migrate.js';
 import { MIGRATIONS } from './migrations/index.js';
 import { BUSY_TIMEOUT_MS } from './pragmas.js';
 
@@ -103,11 +104,15 @@ export function inspectDatabase(file: string): DbIdentity {
 
 const NEW_DB_HINT = 'run `wbsync sync --full` to make the first snapshot, or pass --db PATH (or set `db` in the configuration) to the database you have';
 
-/** Refuses (exit 2) what a command cannot use; `purpose` 'write' accepts a missing or empty file. */
-export function refuseUnusable(file: string, id: DbIdentity, purpose: 'read' | 'write'): void {
+/**
+ * Refuses (exit 2) what a command cannot use. `purpose`: 'write' (a pass: a missing or empty file
+ * becomes a new database), 'change' (prune, rollback…: the database must exist; it may be
+ * migrated), 'read' (it must exist with the current schema).
+ */
+export function refuseUnusable(file: string, id: DbIdentity, purpose: 'read' | 'change' | 'write'): void {
   switch (id.kind) {
     case 'missing':
-      if (purpose === 'read') throw new WbsyncError('config', `there is no database at ${file} yet`, { hint: NEW_DB_HINT, details: { db: file } });
+      if (purpose !== 'write') throw new WbsyncError('config', `there is no database at ${file} yet`, { hint: NEW_DB_HINT, details: { db: file } });
       return;
     case 'folder':
       throw new WbsyncError('config', `the database path ${file} is a folder, not a database file`, {
@@ -115,7 +120,7 @@ export function refuseUnusable(file: string, id: DbIdentity, purpose: 'read' | '
         details: { db: file },
       });
     case 'empty':
-      if (purpose === 'read') throw new WbsyncError('config', `the database ${file} is empty: no sync has written to it yet`, { hint: NEW_DB_HINT, details: { db: file } });
+      if (purpose !== 'write') throw new WbsyncError('config', `the database ${file} is empty: no sync has written to it yet`, { hint: NEW_DB_HINT, details: { db: file } });
       return;
     case 'not-sqlite':
       throw new WbsyncError('config', `${file} is not a SQLite database; wbsync left it untouched`, {
@@ -136,6 +141,8 @@ export function refuseUnusable(file: string, id: DbIdentity, purpose: 'read' | '
           details: { db: file, unknown },
         });
       }
+      // a read needs the current schema: refused here, before a connection could leave -shm/-wal
+      if (purpose === 'read') checkAppliedCurrent(id.applied);
       return;
     }
   }

@@ -103,4 +103,15 @@ describe('refusing before writing', () => {
     openStore(file).close();
     expect(inspectDatabase(file)).toMatchObject({ kind: 'wbsync' });
   });
+
+  it('refuses a read of a database whose schema is behind without leaving -wal or -shm (a failed open writes nothing)', () => {
+    const file = path.join(tmp.dir, 'behind.db');
+    const s = openStore(file);
+    s.db.prepare('DELETE FROM schema_migrations WHERE version = (SELECT max(version) FROM schema_migrations)').run();
+    s.close();
+    const before = stateOf(file);
+    expect(before.side).toEqual([]);
+    expect(refusal(() => openStore(file, { readonly: true })).message).toContain('database schema is behind');
+    expect(stateOf(file)).toEqual(before);
+  });
 });
