@@ -41,6 +41,14 @@ function headerOf(file: string): Buffer {
   }
 }
 
+function fileSize(file: string): number {
+  try {
+    return statSync(file).size;
+  } catch {
+    return 0;
+  }
+}
+
 function uriFor(file: string): string {
   const escaped = file.replace(/[%?#]/g, (c) => `%${c.charCodeAt(0).toString(16).padStart(2, '0')}`);
   return `file:${escaped}?immutable=1`;
@@ -84,9 +92,13 @@ export function inspectDatabase(file: string): DbIdentity {
     throw e;
   }
   if (st.isDirectory()) return { kind: 'folder' };
-  if (st.size === 0) return { kind: 'empty' };
-  const header = headerOf(file);
-  if (header.length < 100 || !header.subarray(0, 16).equals(HEADER)) return { kind: 'not-sqlite' };
+  // a new database in WAL mode is all in its -wal until the first checkpoint: the file stays empty
+  const walBytes = fileSize(`${file}-wal`);
+  if (st.size === 0 && walBytes === 0) return { kind: 'empty' };
+  if (st.size > 0) {
+    const header = headerOf(file);
+    if (header.length < 100 || !header.subarray(0, 16).equals(HEADER)) return { kind: 'not-sqlite' };
+  }
   const db = openReadOnlyConnection(file, { brief: true });
   try {
     const tables = db.prepare(`SELECT name FROM sqlite_master WHERE type = 'table' AND name NOT LIKE 'sqlite\\_%' ESCAPE '\\' ORDER BY name`).pluck().all() as string[];

@@ -3,12 +3,13 @@
 // proves it is alone by creating a marker file exclusively while it holds the lock.
 
 import { spawn, spawnSync, type ChildProcessWithoutNullStreams } from 'node:child_process';
-import { mkdirSync, writeFileSync } from 'node:fs';
+import { mkdirSync, readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { createInterface, type Interface } from 'node:readline';
 import { fileURLToPath } from 'node:url';
 import { afterAll, beforeAll, expect, it } from 'vitest';
-import { requireBuild } from '../helpers/fault-kit.js';
+import Database from 'better-sqlite3';
+import { requireBuild, spawnCli, startEmulatorChild, stopChildren } from '../helpers/fault-kit.js';
 import { tempDir } from '../helpers/harness.js';
 
 const WORKER = fileURLToPath(new URL('./lock-race-worker.mjs', import.meta.url));
@@ -42,8 +43,9 @@ beforeAll(() => {
   requireBuild();
   tmp = tempDir('wbsync-lock-race-');
 });
-afterAll(() => {
+afterAll(async () => {
   for (const r of racers) r.proc.kill('SIGKILL');
+  await stopChildren();
   tmp?.cleanup();
 });
 
@@ -81,4 +83,39 @@ it(`never lets two processes hold the write lock: ${TRIALS} trials of ${RACERS} 
     expect(results, `trial ${trial}: a stale lock must be taken over`).toContain('held');
   }
   expect(tally.held).toBeGreaterThanOrEqual(TRIALS);
+});
+
+it('three `sync --full` started at once on a lock left by a killed sync: all complete, one after another', { timeout: 180_000 }, async () => {
+  const emu = await startEmulatorChild(['--seed', 'demo', '--latency-ms', '5']);
+  const db = join(tmp.dir, 'syncs', 'wbsync.db');
+  const env = { WBSYNC_BASE_URL: emu.baseUrl, WBSYNC_API_KEY: emu.apiKey, WBSYNC_DB: db, WBSYNC_LOG_LEVEL: 'warn' };
+  expect((await spawnCli(['sync', '--full'], env).exited).code).toBe(0);
+  // a sync killed while holding the lock
+  const victim = spawnCli(['sync', '--full'], env);
+  const t0 = Date.now();
+  while (Date.now() - t0 < 10_000) {
+    const holder = (() => {
+      try {
+        return JSON.parse(readFileSync(`${db}.lock-holder`, 'utf8')) as { pid: number };
+      } catch {
+        return null;
+      }
+    })();
+    if (holder?.pid === victim.pid) break;
+    await new Promise((r) => setTimeout(r, 5));
+  }
+  process.kill(victim.pid, 'SIGKILL');
+  await victim.exited;
+  const runs = [0, 1, 2].map(() => spawnCli(['sync', '--full'], env));
+  const codes = await Promise.all(runs.map((r) => r.exited));
+  for (const [i, c] of codes.entries()) expect(c.code, runs[i]!.err()).toBe(0);
+  const x = new Database(db, { readonly: true });
+  try {
+    const snaps = x.prepare(`SELECT id, status, started_at, finished_at FROM snapshots ORDER BY id`).all() as Array<{ id: number; status: string; started_at: string; finished_at: string | null }>;
+    expect(snaps.filter((s) => s.status === 'complete')).toHaveLength(4);
+    const done = snaps.filter((s) => s.status === 'complete');
+    for (let i = 1; i < done.length; i++) expect(Date.parse(done[i]!.started_at), `snapshot ${done[i]!.id} began while ${done[i - 1]!.id} ran`).toBeGreaterThanOrEqual(Date.parse(done[i - 1]!.finished_at!));
+  } finally {
+    x.close();
+  }
 });
