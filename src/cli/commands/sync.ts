@@ -48,7 +48,7 @@ export const syncCommand: Command = {
   ],
   async run(ctx) {
     const { config } = ctx.config();
-    // the key first: a sync that cannot reach the service creates nothing (not even ./data/)
+    // the service and key first: a sync without them creates nothing (not even ./data/)
     const client = openClient(ctx);
     let lock: Awaited<ReturnType<typeof lockForWrite>> | undefined;
     let store: ReturnType<typeof openDb> | undefined;
