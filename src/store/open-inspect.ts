@@ -79,7 +79,21 @@ export function openReadOnlyConnection(file: string, opts: { brief?: boolean } =
       if ((e as { code?: string }).code !== 'SQLITE_CANTOPEN') throw e;
     }
   }
-  return new Database(file, { readonly: true, fileMustExist: true, timeout: BUSY_TIMEOUT_MS });
+  let db: Database.Database | undefined;
+  try {
+    db = new Database(file, { readonly: true, fileMustExist: true, timeout: BUSY_TIMEOUT_MS });
+    db.prepare('SELECT count(*) FROM sqlite_master').get(); // SQLite opens lazily: fail here, not later
+    return db;
+  } catch (e) {
+    db?.close();
+    if (walExists && !existsSync(`${file}-shm`) && !folderWritable(file)) {
+      throw new WbsyncError('storage', `cannot read ${file} where it is: its -wal holds writes not yet in the file, its -shm is missing, and the folder is read-only`, {
+        hint: `copy ${path.basename(file)} with its -wal to a writable folder and run the command on the copy (SQLite needs to write the -shm to read a -wal)`,
+        cause: e,
+      });
+    }
+    throw e;
+  }
 }
 
 /** What is at `file`, read without writing. */

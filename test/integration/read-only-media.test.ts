@@ -5,13 +5,14 @@
 // root): no process, root or not, can write there, which the test checks before the commands run.
 
 import { spawnSync } from 'node:child_process';
-import { mkdirSync, readFileSync } from 'node:fs';
+import { copyFileSync, mkdirSync, readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { startEmulator } from '../../src/emulator/index.js';
 import type { RunningEmulator } from '../../src/emulator/types.js';
-import { requireBuild } from '../helpers/fault-kit.js';
+import { openStore } from '../../src/store/index.js';
+import { CLI, requireBuild } from '../helpers/fault-kit.js';
 import { api, runCliCaptured, tempDir } from '../helpers/harness.js';
 
 const DRIVER = fileURLToPath(new URL('./read-only-media-driver.mjs', import.meta.url));
@@ -21,7 +22,8 @@ const SCRIPT = [
   'cp "$2" "$1/wbsync.db"',
   'chmod 0444 "$1/wbsync.db"',
   'chmod 0555 "$1"',
-  'mount -o remount,ro "$1"',
+  // remount,ro,bind: what an unprivileged user namespace allows too
+  'mount -o remount,ro,bind "$1"',
   // the proof that nothing can write there, whoever we are
   'if touch "$1/probe" 2>/dev/null; then echo "the mount is writable" >&2; exit 97; fi',
   'exec "$4" "$5" "$1/wbsync.db" "$3"',
@@ -75,5 +77,28 @@ describe('read-only commands on read-only media', () => {
     expect(by('diff').stdout).toContain('Changed between the snapshots');
     expect(JSON.parse(by('drill').stdout)).toMatchObject({ ok: true });
     expect(readFileSync(join(out, 'csv', 'records.csv'), 'utf8')).toContain('Changed between the snapshots');
+  });
+
+  it('a -wal without its -shm on read-only media: a clear refusal saying to copy it, not "unable to open database file"', { timeout: 60_000 }, async () => {
+    const src = join(tmp.dir, 'pending', 'wbsync.db');
+    const copy = join(tmp.dir, 'pending-copy');
+    mkdirSync(copy);
+    // a copy taken while a writer had writes in its -wal (not yet checkpointed into the file)
+    const s = openStore(src);
+    try {
+      s.db.prepare(`INSERT INTO alert_state (key, state, updated_at) VALUES ('probe', '{}', 'now')`).run();
+      copyFileSync(src, join(copy, 'wbsync.db'));
+      copyFileSync(`${src}-wal`, join(copy, 'wbsync.db-wal'));
+    } finally {
+      s.close();
+    }
+    const mount = join(tmp.dir, 'media-pending');
+    mkdirSync(mount);
+    const script = ['set -e', 'mount -t tmpfs -o size=64m tmpfs "$1"', 'cp "$2/wbsync.db" "$2/wbsync.db-wal" "$1/"', 'mount -o remount,ro,bind "$1"', 'exec "$3" "$4" verify --db "$1/wbsync.db"'].join('\n');
+    const ns = process.getuid?.() === 0 ? ['--mount', '--propagation', 'private'] : ['--user', '--map-root-user', '--mount'];
+    const r = spawnSync('unshare', [...ns, 'sh', '-c', script, 'sh', mount, copy, process.execPath, CLI], { encoding: 'utf8', timeout: 50_000 });
+    expect(r.status, r.stderr).toBe(2);
+    expect(r.stderr).toContain('its -wal holds writes not yet in the file, its -shm is missing, and the folder is read-only');
+    expect(r.stderr).toContain('hint: copy wbsync.db with its -wal to a writable folder');
   });
 });
