@@ -42,7 +42,12 @@ function chooseRecreated(ctx: PlanContext): void {
     }
   }
   for (const r of base.records) {
-    if (r.parentRecordId === null || ctx.declaredRecords.has(r.parentRecordId)) continue;
+    if (r.parentRecordId === null) continue;
+    // a parent left out takes its sub-records along (declared with it)
+    if (ctx.declaredRecords.has(r.parentRecordId)) {
+      ctx.declaredRecords.add(r.id);
+      continue;
+    }
     // a parent made anew takes every sub-record it had (one still answering by id is an orphan now)
     if (out.has(r.parentRecordId)) out.add(r.id);
     else if (!gone(r) || !ctx.liveRecords.has(r.parentRecordId)) continue;
