@@ -19,8 +19,9 @@ export async function readReferences(emu: RunningEmulator, moduleId: string, new
 const ID = /\b[0-9a-f]{24}\b/g;
 
 /**
- * Ids of objects of the module in `good` that the module's and the workspace's recipes, or the
- * module's column settings, name now although no such object is live: "what points at nothing".
+ * Ids of objects of the module in `good` that the module's and the workspace's recipes, the
+ * module's column settings or its cells (relation cells) name now although no such object is live:
+ * "what points at nothing".
  */
 export async function deadIdsIn(emu: RunningEmulator, moduleId: string, good: ModuleView): Promise<string[]> {
   const now = await readModule(emu, moduleId);
@@ -30,6 +31,7 @@ export async function deadIdsIn(emu: RunningEmulator, moduleId: string, good: Mo
   const holders: Array<[string, unknown]> = [
     ...d.automations.filter((a) => !a.isDeleted && (a.module === moduleId || (a.module === null && a.workspace === good.workspaceId))).map((a) => [`automation "${a.name}"`, { trigger: a.trigger, conditions: a.conditions, actions: a.actions }] as [string, unknown]),
     ...[...now.columns.record, ...now.columns.subrecord].map((c) => [`column "${String(c.fields.name)}"`, c.fields.settings] as [string, unknown]),
+    ...Object.values(now.cells).flat().map((c) => [c.label, c.value] as [string, unknown]),
   ];
   const out: string[] = [];
   for (const [who, body] of holders) {

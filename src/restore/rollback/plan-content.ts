@@ -3,7 +3,7 @@
 // their threads, edited ones given their text back). Records made anew carry their own cells and
 // notes (plan-records.ts); records declared not restored take theirs along unlisted.
 
-import type { Amendment } from '../../domain/entities.js';
+import type { Amendment, Cell } from '../../domain/entities.js';
 import { threadOrder } from '../diff-match.js';
 import { attributionLine } from '../plan-content.js';
 import type { Step } from '../plan-steps.js';
@@ -32,7 +32,10 @@ export function planCells(ctx: PlanContext): void {
     const rec = ctx.liveRecords.get(recordId);
     const label = `${rec ? ctx.recordLabel(rec) : recordId} · ${columnOf.get(columnId)?.name ?? columnId}`;
     const change: FieldChange = { entity: 'cell', id: b?.id ?? l!.id, label, field: 'value', live: inRecreated ? null : (l?.value ?? null), base: b?.value ?? null, after: afterCells.get(key)?.value ?? null };
-    if (!(inRecreated ? b?.value != null && (ctx.writes.push(change), true) : ctx.decide(change))) continue;
+    if (!(inRecreated ? b?.value != null && (ctx.writes.push(change), true) : ctx.decide(change))) {
+      repointRelationCell(ctx, l, label);
+      continue;
+    }
     if (!rec) {
       ctx.notRestored.push({ entity: 'cell', id: change.id, label, reason: notLive(recordId) });
       continue;
@@ -70,6 +73,19 @@ export function planCells(ctx: PlanContext): void {
       });
     }
   }
+}
+
+/**
+ * A live relation cell the plan leaves as it is, naming records the run makes anew: the same links,
+ * to the copies (written only when it names one; the value is otherwise kept as it is live).
+ */
+function repointRelationCell(ctx: PlanContext, l: Cell | undefined, label: string): void {
+  if (!l?.value || !l.columnId || ctx.recreatedColumns.has(l.columnId) || ctx.repointedColumns.has(l.columnId) || !ctx.liveRecords.has(l.recordId)) return;
+  const value = remappableCell(l.value, ctx.recreatedRecords);
+  if (!value.refs.length) return;
+  ctx.count('relationCellsRepointed');
+  ctx.liveIds.set(l.id, 'cell');
+  ctx.steps.cells.push({ op: 'setCell', key: `repoint-cell:${l.id}`, target: l.id, value, label });
 }
 
 export function planAmendments(ctx: PlanContext): void {
