@@ -114,7 +114,12 @@ function referenceDifferences(before: Record<string, Record<string, unknown>>, a
 }
 
 /** What the service makes impossible to put back, and so may be declared. */
-const impossible = (n: NotRestored): boolean => n.status !== undefined || n.reason === POSITION_UNSEEN;
+const impossible = (n: NotRestored): boolean =>
+  n.status !== undefined ||
+  n.reason === POSITION_UNSEEN ||
+  // a sub-record carrying a collection deleted before the snapshot (its parent moved away first):
+  // a record made anew cannot be put into a deleted collection
+  /\(not its parent's\) is gone: it is placed in its parent's collection$/.test(n.reason);
 const PREPARE_WRITES = 16;
 const TEAM_DAMAGE_WRITES = 8;
 

@@ -82,19 +82,28 @@ function planInPlace(ctx: PlanContext): void {
     const was = ctx.afterRecords.get(r.id);
     const body: Record<string, unknown> = {};
     let collection: string | undefined;
-    if (found === 'archived' || (found === 'stranded' && movedOut)) {
-      // No listing shows it, so nobody could have edited it since: every field goes back. One
-      // archived at the snapshot (and so still) is left as it is.
+    // Archived now, live at the snapshot: no listing shows it, so its fields cannot be read (what we
+    // hold is the last pass's) and nobody could have edited it since: every field goes back.
+    const unarchive = found === 'archived' || (selected && now.isArchived && !r.isArchived);
+    if (unarchive || (found === 'stranded' && movedOut)) {
+      // One archived at the snapshot (and so still) is left as it is.
       if (found === 'archived' && r.isArchived) continue;
       for (const f of FIELDS) if (r[f] !== null) body[f] = r[f];
       // archived before the first backup, never listed: nobody told us where it sat
       if (r.position === null) ctx.notRestored.push({ entity: r.parentRecordId ? 'subrecord' : 'record', id: r.id, label: ctx.recordLabel(r), reason: POSITION_UNSEEN });
       if (!r.isArchived) ctx.writes.push({ entity: 'record', id: r.id, label: ctx.recordLabel(r), field: 'isArchived', live: true, base: false, after: true });
+      if (!movedOut && r.parentRecordId === null && r.collectionId && now.collectionId !== r.collectionId) {
+        if (ctx.liveCollections.has(r.collectionId)) collection = r.collectionId;
+        else ctx.notRestored.push({ entity: 'record', id: r.id, label: ctx.recordLabel(r), reason: `its collection ${r.collectionId} is gone: include it (--kinds collections) to recreate it` });
+      }
     } else if (selected) {
       for (const f of FIELDS) {
         if (ctx.pick.field(r.id, f) && ctx.decide({ entity: 'record', id: r.id, label: ctx.recordLabel(r), field: f, live: now[f], base: r[f], after: was?.[f] ?? null })) body[f] = r[f];
       }
-      if (!movedOut && r.collectionId && ctx.pick.field(r.id, 'collectionId') && ctx.decide({ entity: 'record', id: r.id, label: ctx.recordLabel(r), field: 'collectionId', live: now.collectionId, base: r.collectionId, after: was?.collectionId ?? null })) {
+      // a sub-record may carry a collection deleted before the snapshot (its parent moved away, the
+      // old collection deleted): the service keeps that id, there is nothing to put back
+      const hadCollection = r.collectionId !== null && ctx.base.collections.some((c) => c.id === r.collectionId);
+      if (!movedOut && r.collectionId && hadCollection && ctx.pick.field(r.id, 'collectionId') && ctx.decide({ entity: 'record', id: r.id, label: ctx.recordLabel(r), field: 'collectionId', live: now.collectionId, base: r.collectionId, after: was?.collectionId ?? null })) {
         if (ctx.liveCollections.has(r.collectionId)) collection = r.collectionId;
         else ctx.notRestored.push({ entity: 'record', id: r.id, label: ctx.recordLabel(r), reason: `its collection ${r.collectionId} is gone: include it (--kinds collections) to recreate it` });
       }
