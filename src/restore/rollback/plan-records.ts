@@ -76,6 +76,8 @@ function planInPlace(ctx: PlanContext): void {
     }
     if (!selected && !movedOut) continue;
     if (found === 'stranded' && !movedOut) {
+      // under a parent left in a deleted collection: it follows its parent back, nothing of its own
+      if (r.parentRecordId !== null) continue;
       declare(ctx, r, `its collection ${r.collectionId ?? '(none)'} is gone: include it (--kinds collections) to recreate it`);
       continue;
     }
