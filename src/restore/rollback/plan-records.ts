@@ -94,7 +94,9 @@ function planInPlace(ctx: PlanContext): void {
       // archived before the first backup, never listed: nobody told us where it sat
       if (r.position === null) ctx.notRestored.push({ entity: r.parentRecordId ? 'subrecord' : 'record', id: r.id, label: ctx.recordLabel(r), reason: POSITION_UNSEEN });
       if (!r.isArchived) ctx.writes.push({ entity: 'record', id: r.id, label: ctx.recordLabel(r), field: 'isArchived', live: true, base: false, after: true });
-      if (!movedOut && r.parentRecordId === null && r.collectionId && now.collectionId !== r.collectionId) {
+      // nor can where it sits now (a move before the delete, maybe into a collection deleted since):
+      // it goes back into its collection too
+      if (!movedOut && r.parentRecordId === null && r.collectionId) {
         if (ctx.liveCollections.has(r.collectionId)) collection = r.collectionId;
         else ctx.notRestored.push({ entity: 'record', id: r.id, label: ctx.recordLabel(r), reason: `its collection ${r.collectionId} is gone: include it (--kinds collections) to recreate it` });
       }
