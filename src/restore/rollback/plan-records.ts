@@ -75,9 +75,10 @@ function planInPlace(ctx: PlanContext): void {
       continue;
     }
     if (!selected && !movedOut) continue;
-    if (found === 'stranded' && !movedOut) {
-      // under a parent left in a deleted collection: it follows its parent back, nothing of its own
-      if (r.parentRecordId !== null) continue;
+    // a sub-record found by id (under a parent archived, or left in a deleted collection) comes back
+    // with its parent, its own fields as they were
+    const foundSub = found !== undefined && r.parentRecordId !== null;
+    if (found === 'stranded' && !movedOut && !foundSub) {
       declare(ctx, r, `its collection ${r.collectionId ?? '(none)'} is gone: include it (--kinds collections) to recreate it`);
       continue;
     }
@@ -86,10 +87,10 @@ function planInPlace(ctx: PlanContext): void {
     let collection: string | undefined;
     // Archived now, live at the snapshot: no listing shows it, so its fields cannot be read (what we
     // hold is the last pass's) and nobody could have edited it since: every field goes back.
-    const unarchive = found === 'archived' || (selected && now.isArchived && !r.isArchived);
+    const unarchive = found === 'archived' || foundSub || (selected && now.isArchived && !r.isArchived);
     if (unarchive || (found === 'stranded' && movedOut)) {
       // One archived at the snapshot (and so still) is left as it is.
-      if (found === 'archived' && r.isArchived) continue;
+      if (found !== undefined && r.isArchived && !movedOut) continue;
       for (const f of FIELDS) if (r[f] !== null) body[f] = r[f];
       // archived before the first backup, never listed: nobody told us where it sat
       if (r.position === null) ctx.notRestored.push({ entity: r.parentRecordId ? 'subrecord' : 'record', id: r.id, label: ctx.recordLabel(r), reason: POSITION_UNSEEN });
