@@ -16,6 +16,7 @@ import { refuse, requireWritable, type RestoreDeps, type RunControls } from './r
 import { planRollback, type FoundBy, type Repointed } from './rollback-plan.js';
 import { ROLLBACK_KINDS, checkKinds, columnIdsOf, type FieldChange, type RollbackKind, type RollbackSelection, type Touched } from './rollback-selection.js';
 import { treeFromLive, treeFromState, type ModuleTree } from './tree.js';
+import { commandLine } from '../domain/shell-command.js';
 
 export interface RollbackOptions extends RunControls {
   moduleId: string;
@@ -218,7 +219,7 @@ export async function rollback(deps: RestoreDeps, opts: RollbackOptions): Promis
   const base = treeFromState(baseState, opts.moduleId, store.db)!;
   const ws = base.module.workspaceId;
   const liveModule = (await client.listModules(ws)).find((m) => m.id === opts.moduleId);
-  if (!liveModule) throw refuse(`module ${opts.moduleId} (${base.module.name}) is gone`, `rollback works in place on a live module: bring it back with 'wbsync restore module ${opts.moduleId}'`);
+  if (!liveModule) throw refuse(`module ${opts.moduleId} (${base.module.name}) is gone`, `rollback works in place on a live module: bring it back with ${commandLine(['wbsync', 'restore', 'module', opts.moduleId])}`);
   const afterId = pickAfter(deps, chosen.id, opts.moduleId, opts.changedBetween);
   const latestState = store.stateAt()!;
   const after = { ...(treeFromState(store.stateAt(afterId)!, opts.moduleId) ?? base) };

@@ -83,7 +83,7 @@ describe.each(['spec', 'observed'] as Dialect[])('rollback brings everything bac
       await call(b.h, 'DELETE', `/records/${plain}`);
       await syncAfterDamage(b.h, { full: true });
       const r = await runRollback(b.h, { moduleId: b.mod, toSnapshot: b.s1, kinds: ['cells'] });
-      expect(r.notRestored.map((n) => [n.id, n.reason])).toEqual([[plain, `deleted since the snapshot (--kinds leaves records out): bring it back with 'wbsync restore records ${plain}'`]]);
+      expect(r.notRestored.map((n) => [n.id, n.reason])).toEqual([[plain, `deleted since the snapshot (--kinds leaves records out): bring it back with wbsync restore records ${plain}`]]);
     });
   });
 

@@ -60,10 +60,13 @@ export interface RollbackPlanResult {
 
 type Verdict = 'same' | 'restore' | 'conflict';
 
+/** A value canon() writes as itself: compared with === (canon is a JSON.stringify per call). */
+const plain = (v: unknown): boolean => v === null || v === undefined || typeof v === 'string' || typeof v === 'boolean' || (typeof v === 'number' && Number.isFinite(v));
+const sameValue = (a: unknown, b: unknown): boolean => (plain(a) && plain(b) ? (a ?? null) === (b ?? null) : canon(a ?? null) === canon(b ?? null));
+
 function threeWay(base: unknown, after: unknown, live: unknown): Verdict {
-  const l = canon(live ?? null);
-  if (l === canon(base ?? null)) return 'same';
-  return l === canon(after ?? null) ? 'restore' : 'conflict';
+  if (sameValue(live, base)) return 'same';
+  return sameValue(live, after) ? 'restore' : 'conflict';
 }
 
 export const byId = <T extends { id: string }>(list: readonly T[]): Map<string, T> => new Map(list.map((x) => [x.id, x]));
@@ -152,7 +155,7 @@ export class PlanContext {
     const v = threeWay(change.base, change.after, change.live);
     if (v === 'same') return false;
     if (v === 'conflict') {
-      if (canon(change.after ?? null) === canon(change.base ?? null)) change.unseen = true;
+      if (sameValue(change.after, change.base)) change.unseen = true;
       this.conflicts.push(change);
       if (!this.input.force) return false;
     }

@@ -38,7 +38,7 @@ function chooseRecreated(ctx: PlanContext): void {
       if (r.collectionId !== null && ctx.collectionUsable(r.collectionId)) out.add(r.id);
       else declare(ctx, r, `deleted since the snapshot, and its collection ${r.collectionId ?? '(none)'} is gone too: include it (--kinds collections) to recreate both`);
     } else if (ctx.pick.recordButForKinds(r.id)) {
-      declare(ctx, r, `deleted since the snapshot (--kinds leaves records out): bring it back with '${restoreRecordsCommand([r.id])}'`);
+      declare(ctx, r, `deleted since the snapshot (--kinds leaves records out): bring it back with ${restoreRecordsCommand([r.id])}`);
     }
   }
   for (const r of base.records) {
@@ -52,7 +52,7 @@ function chooseRecreated(ctx: PlanContext): void {
     if (out.has(r.parentRecordId)) out.add(r.id);
     else if (!gone(r) || !ctx.liveRecords.has(r.parentRecordId)) continue;
     else if (ctx.pick.record(r.id)) out.add(r.id);
-    else if (ctx.pick.recordButForKinds(r.id)) declare(ctx, r, `deleted since the snapshot (--kinds leaves records out): bring it back with '${restoreRecordsCommand([r.parentRecordId])}'`);
+    else if (ctx.pick.recordButForKinds(r.id)) declare(ctx, r, `deleted since the snapshot (--kinds leaves records out): bring it back with ${restoreRecordsCommand([r.parentRecordId])}`);
   }
   for (const id of out) ctx.recreated.add(id);
 }
@@ -71,7 +71,7 @@ function planInPlace(ctx: PlanContext): void {
     const selected = ctx.pick.record(r.id);
     const found = ctx.found.get(r.id);
     if ((found || now.isArchived) && !selected && !movedOut && ctx.pick.recordButForKinds(r.id) && !r.isArchived) {
-      declare(ctx, r, `deleted since the snapshot (--kinds leaves records out): bring it back with '${restoreRecordsCommand([r.parentRecordId ?? r.id])}'`);
+      declare(ctx, r, `deleted since the snapshot (--kinds leaves records out): bring it back with ${restoreRecordsCommand([r.parentRecordId ?? r.id])}`);
       continue;
     }
     if (!selected && !movedOut) continue;

@@ -57,8 +57,8 @@ describe('rollback planners', () => {
   it('--kinds without records: a deleted row is named with the command that brings it back, its cells and notes not listed', () => {
     const p = plan(tree(), without(tree(), ['r2', 'r1', 's1', 's2']), { selection: { ...all, kinds: new Set(['cells', 'amendments']), kindsNamed: true } });
     expect(p.plan.notRestored.map((n) => [n.id, n.reason])).toEqual([
-      ['r1', "deleted since the snapshot (--kinds leaves records out): bring it back with 'wbsync restore records r1'"],
-      ['r2', "deleted since the snapshot (--kinds leaves records out): bring it back with 'wbsync restore records r2'"],
+      ['r1', "deleted since the snapshot (--kinds leaves records out): bring it back with wbsync restore records r1"],
+      ['r2', "deleted since the snapshot (--kinds leaves records out): bring it back with wbsync restore records r2"],
     ]);
   });
 
