@@ -91,7 +91,8 @@ function planInPlace(ctx: PlanContext): void {
     if (unarchive || (found === 'stranded' && movedOut)) {
       // One archived at the snapshot (and so still) is left as it is.
       if (found !== undefined && r.isArchived && !movedOut) continue;
-      for (const f of FIELDS) if (r[f] !== null) body[f] = r[f];
+      // (a run narrowed by the feed takes only the fields its rows show, unless no listing shows it)
+      for (const f of FIELDS) if (r[f] !== null && (found !== undefined || ctx.pick.field(r.id, f))) body[f] = r[f];
       // archived before the first backup, never listed: nobody told us where it sat
       if (r.position === null) ctx.notRestored.push({ entity: r.parentRecordId ? 'subrecord' : 'record', id: r.id, label: ctx.recordLabel(r), reason: POSITION_UNSEEN });
       if (!r.isArchived) ctx.writes.push({ entity: 'record', id: r.id, label: ctx.recordLabel(r), field: 'isArchived', live: true, base: false, after: true });
