@@ -15,7 +15,7 @@ import { consoleConfig } from '../helpers/ui-kit.js';
 
 async function serve(dbPath: string, lines: string[]): Promise<{ url: string; close(): Promise<void> }> {
   const config = consoleConfig(dbPath);
-  const ui = createConsole({ dbPath, config, token: null, logger: createLogger({ level: 'info', write: (l) => void lines.push(l) }), schedule: scheduleView(config) });
+  const ui = createConsole({ dbPath, config, token: null, logger: createLogger({ level: 'info', write: (l) => void lines.push(l) }), schedule: scheduleView(config), listenHost: '127.0.0.1' });
   const server = await startConsoleServer('127.0.0.1', 0, ui);
   return {
     url: server.url.replace(/\/$/, ''),
