@@ -11,6 +11,7 @@ import { attributionLine, planContent, POSITION_UNSEEN } from './plan-content.js
 import { columnThen, type ColumnThen, type NotRestored, type Phase, type RestorePlan, type Step } from './plan-steps.js';
 import { remappable, remappableCell } from './remap.js';
 import type { FieldChange, RollbackSelection } from './rollback-selection.js';
+import { pinnedVerdict } from './rollback-damage.js';
 import type { ModuleTree } from './tree.js';
 
 export { ROLLBACK_KINDS, type FieldChange, type RollbackKind, type RollbackSelection, type Touched } from './rollback-selection.js';
@@ -80,7 +81,7 @@ export function planRollback(input: RollbackInput): RollbackPlan {
 
   /** Decides one field; true when it is to be written back. */
   const decide = (change: FieldChange): boolean => {
-    const v = threeWay(change.base, change.after, change.live);
+    const v = pinnedVerdict(threeWay(change.base, change.after, change.live), change.later);
     if (v === 'same') return false;
     if (v === 'conflict') {
       if (canon(change.after ?? null) === canon(change.base ?? null)) change.unseen = true;
@@ -276,6 +277,8 @@ export function planRollback(input: RollbackInput): RollbackPlan {
     const rec = liveRecords.get(recordId);
     const label = `${rec ? recordLabel(rec) : recordId} · ${columnOf.get(columnId)?.name ?? columnId}`;
     const change: FieldChange = { entity: 'cell', id: b?.id ?? l!.id, label, field: 'value', live: inRecreated ? null : (l?.value ?? null), base: b?.value ?? null, after: afterCells.get(key)?.value ?? null };
+    const later = sel.laterEdits?.get(key);
+    if (later !== undefined) change.later = later;
     if (!(inRecreated ? b?.value != null && (writes.push(change), true) : decide(change))) continue;
     if (!rec) {
       notRestored.push({ entity: 'cell', id: change.id, label, reason: 'its record is not live: restore the record first (wbsync restore records)' });

@@ -4,7 +4,7 @@
 
 import { afterEach, describe, expect, it } from 'vitest';
 import type { Dialect } from '../../src/emulator/types.js';
-import { evaluateTripwire } from '../../src/tripwire/evaluate.js';
+import { evaluateTripwire, undoArgv, undoLine } from '../../src/tripwire/evaluate.js';
 import { api, dumpOf, makeHarness, type Harness } from '../helpers/harness.js';
 
 const T = { recordsPercent: 20, minRecords: 3, cellsPercent: 30, minCells: 3, amendmentsPercent: 20, minAmendments: 2 };
@@ -34,7 +34,7 @@ describe.each(['spec', 'observed'] as Dialect[])('tripwire counts (%s dialect)',
     // a normal day: one rename, one cell
     expect((await api(h.emu, 'PUT', `/records/${live[0]!._id}`, { name: 'a normal rename' })).status).toBe(200);
     const s1 = await pass();
-    expect(evaluateTripwire(h.store.changeCounts(s0, s1), T, s0)).toEqual([]);
+    expect(evaluateTripwire(h.store.changeCounts(s0, s1), T, s0, s1)).toEqual([]);
 
     // half the records archived (deleted in the published service's sense: DELETE)
     const victims = live.slice(0, Math.ceil(live.length / 2));
@@ -49,17 +49,21 @@ describe.each(['spec', 'observed'] as Dialect[])('tripwire counts (%s dialect)',
     expect(changes.records.removed).toBeGreaterThanOrEqual(victims.length);
     expect(changes.records.before).toBeGreaterThanOrEqual(live.length);
     const col = changes.columns.find((c) => c.columnId === column);
-    if (dialect === 'spec') expect(col).toMatchObject({ deleted: true, cleared: expect.any(Number) });
-    const findings = evaluateTripwire(h.store.changeCounts(s1, s2), T, s1);
+    expect(col).toMatchObject({ deleted: true });
+    const findings = evaluateTripwire(h.store.changeCounts(s1, s2), T, s1, s2);
     expect(findings).toHaveLength(1);
     expect(findings[0]!.what[0]).toMatch(new RegExp(`^\\d+ of \\d+ records archived or deleted`));
-    expect(findings[0]!.undo).toBe(`wbsync rollback --module ${mod._id} --to-snapshot ${s1}`);
+    expect(findings[0]).toMatchObject({ kind: 'mass-change', moduleId: mod._id, snapshot: s1, damageSnapshot: s2, kinds: [] });
+    expect(undoLine(undoArgv(findings[0]!, 1)!)).toBe('wbsync rollback --incident 1');
     expect(cells).toBeGreaterThan(0);
 
     // the module deleted
     expect((await api(h.emu, 'DELETE', `/modules/${mod._id}`)).status).toBe(200);
     const s3 = await pass();
-    const gone = evaluateTripwire(h.store.changeCounts(s2, s3), T, s2);
-    expect(gone).toEqual([expect.objectContaining({ moduleId: mod._id, undo: `wbsync restore module ${mod._id} --snapshot ${s2}` })]);
+    const gone = evaluateTripwire(h.store.changeCounts(s2, s3), T, s2, s3);
+    expect(gone).toEqual([expect.objectContaining({ kind: 'module-deleted', moduleId: mod._id })]);
+    expect(undoLine(undoArgv(gone[0]!, 1)!)).toBe(`wbsync restore module ${mod._id} --snapshot ${s2}`);
+    // the feed's deletion row names who did it (the observed service's row names no module: by name)
+    expect(gone[0]!.by).toEqual([expect.objectContaining({ rows: 1, name: expect.any(String) })]);
   });
 });

@@ -1,0 +1,42 @@
+// Tripwire incidents (owned by src/tripwire/): each mass change a pass found, pinned — the module,
+// the snapshot before (held) and the one that recorded the damage, who did it and when (the feed
+// rows' time range), what tripped — so the undo can be one short command (`wbsync rollback
+// --incident N`) that reverts exactly the damage and keeps every other write. Open until a restore
+// or rollback of the module completes (the next pass marks it recovered).
+import type { Migration } from './types.js';
+
+export const migration016: Migration = {
+  version: 16,
+  name: 'incidents',
+  sql: `
+CREATE TABLE incidents (
+  id INTEGER PRIMARY KEY AUTOINCREMENT,
+  -- 'mass-change' (cells, records, notes of a live module), 'module-deleted', 'workspace-lost'
+  kind TEXT NOT NULL,
+  workspace_id TEXT NOT NULL,
+  module_id TEXT,
+  module_name TEXT NOT NULL DEFAULT '',
+  snapshot_before INTEGER NOT NULL REFERENCES snapshot_runs (id),
+  snapshot_damage INTEGER NOT NULL REFERENCES snapshot_runs (id),
+  summary TEXT NOT NULL,
+  what TEXT NOT NULL DEFAULT '[]',     -- JSON array of readable lines
+  actors TEXT NOT NULL DEFAULT '[]',   -- JSON [{id, name, rows}]: the actors blamed
+  columns TEXT NOT NULL DEFAULT '[]',  -- JSON array of column ids whose cells tripped it
+  kinds TEXT NOT NULL DEFAULT '[]',    -- JSON array of rollback kinds the damage covers
+  damage_from TEXT,                    -- the first and last feed row of the damage (ISO)
+  damage_to TEXT,
+  feed_rows INTEGER NOT NULL DEFAULT 0,
+  undo TEXT NOT NULL,                  -- JSON argv of the undo command
+  status TEXT NOT NULL CHECK (status IN ('open', 'recovered')),
+  opened_at TEXT NOT NULL,
+  recovered_at TEXT,
+  recovered_by_run INTEGER
+);
+CREATE INDEX incidents_open ON incidents (status, module_id);
+-- the tripwire runs after every pass: what a pass added (cells new since the snapshot before) and
+-- which feed rows it brought are read by the snapshot that first holds them, not by a scan
+CREATE INDEX cell_versions_valid_from ON cell_versions (valid_from);
+CREATE INDEX activity_versions_valid_from ON activity_versions (valid_from, module_id);
+`,
+  exportCleanup: 'DELETE FROM incidents;',
+};
