@@ -40,3 +40,10 @@ function parseIds(text: string): string[] {
     return [];
   }
 }
+
+/** Ids wbsync brought back elsewhere (the sources of its complete restore runs): their loss is known. */
+export function restoredSources(db: Database.Database, kind: 'workspace' | 'module'): Set<string> {
+  const out = new Set<string>();
+  for (const text of db.prepare(`SELECT source_ids FROM restore_runs WHERE status = 'complete' AND kind = ?`).pluck().all(kind) as string[]) for (const id of parseIds(text)) out.add(id);
+  return out;
+}

@@ -8,6 +8,7 @@ import { WbsyncError, isWbsyncError } from '../domain/errors.js';
 import type { ServiceClient } from '../api/port.js';
 import type { Logger } from '../config/logger.js';
 import { erasedSet } from '../store/erasure-ledger.js';
+import { restoredSources } from '../store/own-writes.js';
 import type { SnapshotKind, Store, WriteBatch } from '../store/port.js';
 import type { FreshnessClock } from './pass-env.js';
 import { syncWorkspace, type PartFailure, type WorkspaceOutcome } from './workspace-sync.js';
@@ -157,8 +158,10 @@ export async function runPass(deps: PassDeps, opts: PassOptions = {}): Promise<P
     // e.g. the service answered an empty list) is held: nothing marked gone, a failure, an alert.
     const prevState = store.stateAt(snapshot);
     const vanished = before.filter((w) => inScope(w.id) && !visibleIds.includes(w.id));
+    // (one `wbsync restore workspace` brought back elsewhere is a loss someone already answered)
+    const restored = vanished.length ? restoredSources(store.db, 'workspace') : new Set<string>();
     for (const w of vanished) {
-      const loss = opts.acceptLoss ? null : lossOf(w, (prevState?.modules(w.id) ?? []).map((m) => m.id), prevState?.moduleSizes(w.id) ?? new Map(), 'is not listed any more');
+      const loss = opts.acceptLoss || restored.has(w.id) ? null : lossOf(w, (prevState?.modules(w.id) ?? []).map((m) => m.id), prevState?.moduleSizes(w.id) ?? new Map(), 'is not listed any more');
       if (!loss) continue;
       held.push(loss);
       failures.push({ workspaceId: w.id, reason: `held: the service no longer lists this workspace (${loss.modules} modules, ${loss.records} records) — nothing marked gone; ${ACCEPT_LOSS_HINT}` });

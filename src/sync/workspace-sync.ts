@@ -5,6 +5,7 @@
 import type { Activity, Workspace } from '../domain/entities.js';
 import { WbsyncError } from '../domain/errors.js';
 import type { GoneMark, Listing, StateReader, WriteBatch } from '../store/port.js';
+import { restoredSources } from '../store/own-writes.js';
 import { tailActivity, type TailResult } from './activity-tail.js';
 import { readWholeFeed } from './feed-read.js';
 import { ACCEPT_LOSS_HINT, lossOf, type PassEnv, type WorkspaceOutcome } from './pass-env.js';
@@ -105,7 +106,7 @@ export async function syncWorkspace(env: PassEnv, ws: Workspace, wantFull: boole
 
   // Workspace-level batch: the list entities, vanished modules, the feed rows and the cursor.
   // every module it held vanished at once and none is listed: held, never recorded as the new truth
-  const held = !env.acceptLoss && modules.length === 0 && prev && plan.vanished.length === prev.modules(ws.id).length
+  const held = !env.acceptLoss && modules.length === 0 && prev && plan.vanished.length === prev.modules(ws.id).length && !plan.vanished.every((id) => restoredSources(env.store.db, 'module').has(id))
     ? lossOf(ws, plan.vanished, prev.moduleSizes(ws.id), 'lists no module any more')
     : null;
   if (held) {
