@@ -37,7 +37,7 @@ describe('evaluateTripwire', () => {
     // the member who fixed one row in the same window is not blamed
     expect(f!.by).toEqual([{ id: 'u1', name: 'Ada Lovelace', rows: 120 }]);
     expect(f!.summary).toBe('mass change in module Hiring by Ada Lovelace (120 rows): column Stage: 0 added · 390 changed · 0 removed (390 of 400 cells, 98%)');
-    expect(undoLine(undoArgv(f!, 5)!)).toBe('wbsync rollback --incident 5');
+    expect(undoLine(undoArgv(f!, 5)!)).toBe('wbsync rollback --incident 5 --pause-automations');
   });
 
   it('counts as the console does: newly filled cells are added, a cell written with the value it held is no change', () => {
@@ -49,7 +49,7 @@ describe('evaluateTripwire', () => {
   it('a deleted module trips it, names who deleted it, and its undo is restore module from the snapshot before', () => {
     const [f] = evaluateTripwire([changes({ moduleGone: true })], T, 12, 13);
     expect(f).toMatchObject({ kind: 'module-deleted', summary: 'module Hiring was deleted by Ada Lovelace (120 rows)', by: [{ id: 'u1', name: 'Ada Lovelace', rows: 120 }] });
-    expect(undoLine(undoArgv(f!, 1)!)).toBe('wbsync restore module m1 --snapshot 12');
+    expect(undoLine(undoArgv(f!, 1)!)).toBe('wbsync restore module m1 --snapshot 12 --pause-automations');
   });
 
   it('records archived in bulk, a deleted column, and deleted threads: the whole module, pinned to its actors', () => {
@@ -61,7 +61,7 @@ describe('evaluateTripwire', () => {
     )[0]!;
     expect(f.what).toEqual(['30 of 100 records archived or deleted (30%)', 'column Owner deleted with its 80 cells', '12 of 40 amendments deleted (30%)', 'collections deleted: Done']);
     expect(f).toMatchObject({ columns: [], kinds: [], damageFrom: ada.from });
-    expect(undoLine(undoArgv(f, 9)!)).toBe('wbsync rollback --incident 9');
+    expect(undoLine(undoArgv(f, 9)!)).toBe('wbsync rollback --incident 9 --pause-automations');
   });
 
   it('needs both the share and the minimum count', () => {

@@ -125,11 +125,13 @@ export function evaluateTripwire(changes: readonly ModuleChanges[], t: TripwireT
 }
 
 /** The argument vector that undoes an incident: the pinned rollback, or the module's restore. */
+// Both pause the module's and the workspace's recipes meanwhile: a value put back is not a person
+// changing it now, and must not set off "Won → completed" on deals nobody won today.
 export function undoArgv(f: Pick<Finding, 'kind' | 'moduleId' | 'snapshot' | 'workspaceId'>, incidentId: number): string[] | null {
-  if (f.kind === 'module-deleted') return ['wbsync', 'restore', 'module', f.moduleId!, '--snapshot', String(f.snapshot)];
+  if (f.kind === 'module-deleted') return ['wbsync', 'restore', 'module', f.moduleId!, '--snapshot', String(f.snapshot), '--pause-automations'];
   // nothing was lost (the pass held it): the access comes back, or the loss is accepted by hand
   if (f.kind === 'workspace-lost') return null;
-  return ['wbsync', 'rollback', '--incident', String(incidentId)];
+  return ['wbsync', 'rollback', '--incident', String(incidentId), '--pause-automations'];
 }
 
 export const undoLine = (argv: readonly string[]): string => commandLine(argv);

@@ -95,7 +95,7 @@ describe.each(['spec', 'observed'] as Dialect[])('the tripwire in every pass (%s
     expect(r.code, r.out + r.err).toBe(0);
     const incident = q<{ id: number; kind: string; columns: string; snapshot_before: number }>('SELECT id, kind, columns, snapshot_before FROM incidents')[0]!;
     expect(incident).toMatchObject({ kind: 'mass-change', columns: JSON.stringify([column]) });
-    expect(r.out).toContain(`  undo: wbsync rollback --incident ${incident.id}`);
+    expect(r.out).toContain(`  undo: wbsync rollback --incident ${incident.id} --pause-automations`);
     expect(q<{ snapshot_id: number }>('SELECT snapshot_id FROM snapshot_holds WHERE released_at IS NULL')).toEqual([{ snapshot_id: incident.snapshot_before }]);
     const json = await cli('sync', '--json');
     expect(JSON.parse(json.out).tripwire).toEqual({ incidents: [], recovered: [] });

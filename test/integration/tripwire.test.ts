@@ -54,7 +54,7 @@ describe.each(['spec', 'observed'] as Dialect[])('tripwire counts (%s dialect)',
     expect(findings).toHaveLength(1);
     expect(findings[0]!.what[0]).toMatch(new RegExp(`^\\d+ of \\d+ records archived or deleted`));
     expect(findings[0]).toMatchObject({ kind: 'mass-change', moduleId: mod._id, snapshot: s1, damageSnapshot: s2, kinds: [] });
-    expect(undoLine(undoArgv(findings[0]!, 1)!)).toBe('wbsync rollback --incident 1');
+    expect(undoLine(undoArgv(findings[0]!, 1)!)).toBe('wbsync rollback --incident 1 --pause-automations');
     expect(cells).toBeGreaterThan(0);
 
     // the module deleted
@@ -62,7 +62,7 @@ describe.each(['spec', 'observed'] as Dialect[])('tripwire counts (%s dialect)',
     const s3 = await pass();
     const gone = evaluateTripwire(h.store.changeCounts(s2, s3), T, s2, s3);
     expect(gone).toEqual([expect.objectContaining({ kind: 'module-deleted', moduleId: mod._id })]);
-    expect(undoLine(undoArgv(gone[0]!, 1)!)).toBe(`wbsync restore module ${mod._id} --snapshot ${s2}`);
+    expect(undoLine(undoArgv(gone[0]!, 1)!)).toBe(`wbsync restore module ${mod._id} --snapshot ${s2} --pause-automations`);
     // the feed's deletion row names who did it (the observed service's row names no module: by name)
     expect(gone[0]!.by).toEqual([expect.objectContaining({ rows: 1, name: expect.any(String) })]);
   });
