@@ -140,7 +140,8 @@ export function changeCounts(db: Database.Database, from: number, to: number): M
       WHERE v.column_id IS NOT NULL AND ${where}`;
   const sides = [
     ...(db.prepare(cellSql(CLOSED('v'))).all(p) as CellSide[]),
-    ...(db.prepare(cellSql('v.valid_from > @from AND v.valid_from <= @to AND (v.valid_to IS NULL OR v.valid_to > @to)')).all(p) as CellSide[]),
+    // (`v.valid_from > 0` names the partial index cell_versions_opened: migration 016)
+    ...(db.prepare(cellSql('v.valid_from > 0 AND v.valid_from > @from AND v.valid_from <= @to AND (v.valid_to IS NULL OR v.valid_to > @to)')).all(p) as CellSide[]),
   ];
   const pairs = new Map<string, { m: string; col: string; a?: CellSide; b?: CellSide }>();
   for (const s of sides) {
@@ -188,7 +189,7 @@ export function changeCounts(db: Database.Database, from: number, to: number): M
   const feed = db
     .prepare(
       `SELECT a.module_id AS m, a.record_id AS rec, a.column_id AS col, coalesce('automation:' || a.automation_id, a.user_id, '?') AS who, a.created_at AS at, a.action, a.target_name AS target, a.workspace_id AS ws
-         FROM activity_versions a WHERE a.valid_from > @from AND a.valid_from <= @to`,
+         FROM activity_versions a WHERE a.valid_from > 0 AND a.valid_from > @from AND a.valid_from <= @to`,
     )
     .all(p) as FeedRow[];
   const during = (at: string): boolean => own.runs.some((r) => at >= r.startedAt && at <= (r.finishedAt ?? toIso));
