@@ -85,6 +85,12 @@ describe.each(['spec', 'observed'] as Dialect[])('the bad day, end to end (%s di
     const laterValue = before.get(later!._id)!.value === 'New' ? 'Contacted' : 'New';
     expect((await api(emu, 'PUT', `/record-values/${before.get(later!._id)!._id}`, { value: laterValue }, j.keys.ada)).status).toBe(200);
 
+    // a rollback without the pin (the old undo) says what it would overwrite: Alan's fix is a conflict
+    const unpinned = await j.cli(['wbsync', 'rollback', '--module', stage.module, '--to-snapshot', String(alert.details.snapshot), '--column', stage._id, '--dry-run']);
+    expect(unpinned.status, unpinned.stdout + unpinned.stderr).toBe(5);
+    const said = unpinned.stdout.slice(unpinned.stdout.indexOf('conflicts —')).split('\n').find((l) => l.includes(`${fixed!.name} · Stage`));
+    expect(said, unpinned.stdout).toMatch(/"Negotiating" → .*\(the feed shows Grace Hopper changed it at .*, then Alan Turing at /);
+
     // the undo, run as printed: every damaged cell back; the fix and the later edit kept, as conflicts
     const run = await j.cli(alert.undoArgv);
     expect(run.status, run.stdout + run.stderr).toBe(5);
