@@ -1,4 +1,5 @@
 // What one workspace's sync needs from its pass, and what it reports back.
+import { commandLine } from '../domain/shell-command.js';
 import type { ServiceClient } from '../api/port.js';
 import type { Logger } from '../config/logger.js';
 import type { Store, WriteBatch } from '../store/port.js';
@@ -41,7 +42,7 @@ export interface HeldLoss {
   reason: string;
 }
 
-export const ACCEPT_LOSS_HINT = "if the key lost access, give it back and the next pass carries on; if it was deleted on purpose, 'wbsync sync --accept-loss' records it as gone";
+export const ACCEPT_LOSS_HINT = `if the key lost access, give it back and the next pass carries on; if it was deleted on purpose, '${commandLine(['wbsync', 'sync', '--accept-loss'])}' records it as gone`;
 
 /** The loss, when `vanished` is everything the workspace held and the service lists nothing of it. */
 export function lossOf(ws: { id: string; name: string }, vanished: readonly string[], sizes: ReadonlyMap<string, { records: number }>, reason: string): HeldLoss | null {
