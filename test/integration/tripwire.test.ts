@@ -6,6 +6,8 @@ import { afterEach, describe, expect, it } from 'vitest';
 import type { Dialect } from '../../src/emulator/types.js';
 import { evaluateTripwire, undoArgv, undoLine } from '../../src/tripwire/evaluate.js';
 import { api, dumpOf, makeHarness, type Harness } from '../helpers/harness.js';
+import { diffModuleTrees } from '../../src/restore/diff.js';
+import { treeFromState } from '../../src/restore/tree.js';
 
 const T = { recordsPercent: 20, minRecords: 3, cellsPercent: 30, minCells: 3, amendmentsPercent: 20, minAmendments: 2 };
 
@@ -65,5 +67,32 @@ describe.each(['spec', 'observed'] as Dialect[])('tripwire counts (%s dialect)',
     expect(undoLine(undoArgv(gone[0]!, 1)!)).toBe(`wbsync restore module ${mod._id} --snapshot ${s2} --pause-automations`);
     // the feed's deletion row names who did it (the observed service's row names no module: by name)
     expect(gone[0]!.by).toEqual([expect.objectContaining({ rows: 1, name: expect.any(String) })]);
+  });
+
+  it('counts cells as the console and diff do: a newly filled cell is added, the same value written again is no change', async () => {
+    h = await makeHarness(dialect);
+    const s0 = (await h.sync()).snapshot;
+    const d = dumpOf(h.emu);
+    const stage = d.columns.find((c) => c.name === 'Stage' && !c.isDeleted)!;
+    const deals = d.records.filter((r) => r.module === stage.module && !r.isDeleted && !r.isArchived && !r.parentRecord);
+    const cells = new Map(d.values.filter((v) => v.column === stage._id && !v.isDeleted).map((v) => [v.record as string, v]));
+    for (const r of deals) {
+      const cell = cells.get(r._id);
+      const res = cell
+        ? await api(h.emu, 'PUT', `/record-values/${cell._id}`, { value: 'Lost' })
+        : await api(h.emu, 'POST', '/record-values', { record: r._id, column: stage._id, value: 'Lost', collectionName: r.collectionName, module: r.module, workspace: r.workspace });
+      expect(res.status, JSON.stringify(res.body)).toBeLessThan(300);
+    }
+    const s1 = await pass();
+    const col = h.store.changeCounts(s0, s1).find((c) => c.moduleId === stage.module)!.columns.find((c) => c.columnId === stage._id)!;
+    const entries = diffModuleTrees(treeFromState(h.store.stateAt(s0)!, stage.module)!, treeFromState(h.store.stateAt(s1)!, stage.module)!, { matchBy: 'id' }).entries.filter((e) => e.entity === 'cell');
+    const same = [...cells.values()].filter((v) => v.value === 'Lost').length;
+    expect(same).toBeGreaterThan(0);
+    expect(col).toMatchObject({ added: deals.length - cells.size, changed: cells.size - same, removed: 0 });
+    expect({ added: col.added, changed: col.changed, removed: col.removed }).toEqual({
+      added: entries.filter((e) => e.change === 'added').length,
+      changed: entries.filter((e) => e.change === 'changed').length,
+      removed: entries.filter((e) => e.change === 'removed').length,
+    });
   });
 });
