@@ -98,13 +98,19 @@ function argsOf(spec: Command, path: string, self: Commander): ParsedArgs {
   return { flags, positionals };
 }
 
+/** What follows the command's path in its usage line (commander prints the path itself). */
+export function usageAfterPath(usage: string, path: string): string {
+  if (usage.trim() === path) return '';
+  return usage.startsWith(`${path} `) ? usage.slice(path.length + 1) : usage.replace(/^wbsync\s+/, '');
+}
+
 function addCommand(parent: Commander, spec: Command, parentPath: string, state: ParseState, terms: Map<Option, string>, found: (i: Invocation) => void): void {
   const path = `${parentPath} ${spec.name}`;
   const cmd = parent
     .command(spec.name)
     .summary(spec.summary)
     .description(spec.description)
-    .usage(spec.usage.startsWith(`${path} `) ? spec.usage.slice(path.length + 1) : spec.usage.replace(/^wbsync\s+/, ''))
+    .usage(usageAfterPath(spec.usage, path))
     .addHelpText('after', examplesText(spec.examples));
   state.flagsByPath.set(path, [...spec.flags, ...GLOBAL_FLAGS]);
   state.secretsAllowed.set(path, spec.allowSecretFlags === true);

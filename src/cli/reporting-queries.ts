@@ -1,5 +1,5 @@
-// The reporting queries the README shows and the demo runs: plain SQL over the contract views.
-// A test runs every one against the demo database and checks the README holds them verbatim.
+// The reporting queries docs/reporting.md shows and the demo runs: plain SQL over the contract views.
+// A test runs every one against the demo database and checks the docs hold them verbatim.
 
 export interface ReportingQuery {
   title: string;

@@ -3,7 +3,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { openStore } from '../store/index.js';
-import { runCli } from './run.js';
+import { runCli, terminalLogLevel } from './run.js';
 
 async function cli(argv: string[]): Promise<{ code: number; out: string; err: string }> {
   let out = '';
@@ -39,5 +39,16 @@ describe('--json: stdout is exactly one JSON document', () => {
     } finally {
       rmSync(dir, { recursive: true, force: true });
     }
+  });
+});
+
+describe('log level on a terminal', () => {
+  it('keeps lines below warn out of a command\'s output unless asked; the daemon and pipes keep the configured level', () => {
+    expect(terminalLogLevel('info', { terminal: true, asked: false, logsAreTheOutput: false })).toBe('warn');
+    expect(terminalLogLevel('debug', { terminal: true, asked: false, logsAreTheOutput: false })).toBe('warn');
+    expect(terminalLogLevel('error', { terminal: true, asked: false, logsAreTheOutput: false })).toBe('error');
+    expect(terminalLogLevel('info', { terminal: true, asked: true, logsAreTheOutput: false })).toBe('info');
+    expect(terminalLogLevel('info', { terminal: true, asked: false, logsAreTheOutput: true })).toBe('info');
+    expect(terminalLogLevel('info', { terminal: false, asked: false, logsAreTheOutput: false })).toBe('info');
   });
 });

@@ -18,6 +18,18 @@ export interface CliIo {
 
 const VERSION = (JSON.parse(readFileSync(new URL('../../package.json', import.meta.url), 'utf8')) as { version: string }).version;
 
+const QUIETER: readonly string[] = ['trace', 'debug', 'info'];
+
+/**
+ * On a terminal a command's human output is what a person reads: log lines below warn join it only
+ * when asked for (--log-level or WBSYNC_LOG_LEVEL), except for the daemon, whose logs are its
+ * output. Off a terminal (a pipe, the journal, a container's log) the configured level stands.
+ */
+export function terminalLogLevel(configured: string, how: { terminal: boolean; asked: boolean; logsAreTheOutput: boolean }): string {
+  if (!how.terminal || how.asked || how.logsAreTheOutput) return configured;
+  return QUIETER.includes(configured) ? 'warn' : configured;
+}
+
 /** --json anywhere before a `--`: known before parsing, so even a usage error is one JSON document. */
 function wantsJson(argv: readonly string[]): boolean {
   const end = argv.indexOf('--');
@@ -57,7 +69,12 @@ export async function runCli(argv: readonly string[], io: CliIo): Promise<number
       logger: () => {
         if (!logger) {
           const c = config();
-          logger = createLogger({ level: c.config.log.level, secrets: [c.apiKey], write: (l) => io.stderr.write(l) });
+          const level = terminalLogLevel(c.config.log.level, {
+            terminal: io.stderr.isTTY === true,
+            asked: stringFlag(args.flags, 'log-level') !== undefined || Boolean(io.env.WBSYNC_LOG_LEVEL),
+            logsAreTheOutput: cmd.name === 'daemon',
+          });
+          logger = createLogger({ level, secrets: [c.apiKey], write: (l) => io.stderr.write(l), readable: io.stderr.isTTY === true });
         }
         return logger;
       },

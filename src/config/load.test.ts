@@ -108,6 +108,52 @@ describe('loadConfig', () => {
     expect(() => loadConfig({ config: cfg }, {})).toThrow(/broken\.json is not valid JSON/);
   });
 
+  it('should error on a JSON syntax error with its line and column, and the line with a caret', () => {
+    const cfg = file('syntax.json', '{\n  "db": "./data/wbsync.db",\n  "http": { "concurrency": 4, }\n}\n');
+    try {
+      loadConfig({ config: cfg }, {});
+      throw new Error('expected refusal');
+    } catch (e) {
+      const msg = (e as Error).message;
+      expect(msg).toMatch(/syntax\.json is not valid JSON at line 3, column 31: Expected double-quoted property name/);
+      expect(msg).not.toMatch(/position/);
+      expect(msg).toContain('  "http": { "concurrency": 4, }\n' + ' '.repeat(2 + 30) + '^');
+      expect((e as WbsyncError).hint).toMatch(/trailing commas/);
+    }
+  });
+
+  it('should error on a webhook given as a string, showing the {"url": …} form', () => {
+    const cfg = file('hook.json', JSON.stringify({ alerts: { webhooks: ['https://hooks.example.com/x'] } }));
+    const [line] = problems(() => loadConfig({ config: cfg }, {}));
+    expect(line).toMatch(/^alerts\.webhooks\.0: .*expected object, received string; each item is an object: \{"url": "https:\/\/hooks\.example\.com\/…", "format": "json"\}$/);
+  });
+
+  it('sets every key from the environment, named after it, and names the variable in a problem', () => {
+    const env = {
+      WBSYNC_DAEMON_LISTEN: '0.0.0.0:9464',
+      WBSYNC_SCHEDULE_INCREMENTAL: '*/10 * * * *',
+      WBSYNC_HTTP_TIMEOUT_MS: '5000',
+      WBSYNC_TRIPWIRE_ENABLED: 'false',
+      WBSYNC_WORKSPACES_INCLUDE: 'w1, w2',
+      WBSYNC_ALERTS_AFTER_FAILURES: '3',
+      WBSYNC_OFFSITE_RETENTION_KEEP_DAILY: '7',
+    };
+    const { config } = loadConfig({}, env);
+    expect(config.daemon.listen).toBe('0.0.0.0:9464');
+    expect(config.schedule.incremental).toBe('*/10 * * * *');
+    expect(config.http.timeoutMs).toBe(5000);
+    expect(config.tripwire.enabled).toBe(false);
+    expect(config.workspaces.include).toEqual(['w1', 'w2']);
+    expect(config.alerts.afterFailures).toBe(3);
+    expect(config.offsite.retention.keepDaily).toBe(7);
+    // over a config file, under a flag
+    const cfg = file('c.json', JSON.stringify({ daemon: { listen: '127.0.0.1:1' } }));
+    expect(loadConfig({ config: cfg }, env).config.daemon.listen).toBe('0.0.0.0:9464');
+    expect(problems(() => loadConfig({}, { WBSYNC_DAEMON_LISTEN: 'nope' }))).toEqual([expect.stringMatching(/^daemon\.listen: expected host:port.* \(from WBSYNC_DAEMON_LISTEN\)$/)]);
+    expect(() => loadConfig({}, { WBSYNC_HTTP_CONCURRENCY: 'eight' })).toThrow(/^WBSYNC_HTTP_CONCURRENCY: expected a number, got "eight"$/);
+    expect(() => loadConfig({}, { WBSYNC_TRIPWIRE_ENABLED: 'maybe' })).toThrow(/WBSYNC_TRIPWIRE_ENABLED: expected true or false/);
+  });
+
   it('requireService names what is missing', () => {
     expect(() => requireService(loadConfig({}, {}))).toThrow(/baseUrl/);
     expect(() => requireService(loadConfig({}, { WBSYNC_BASE_URL: 'http://127.0.0.1:9' }))).toThrow(/no API key/);

@@ -1,9 +1,13 @@
 // Loads the configuration: config/default.json < config file (--config or WBSYNC_CONFIG) <
-// environment < command-line flags; validated once, every problem reported as `path: message`.
+// environment (every key, named after it: env.ts) < command-line flags; validated once, every
+// problem reported as `path: message`.
 // The API key is read only from WBSYNC_API_KEY or the key file, never from flags or config files.
 
 import { readFileSync } from 'node:fs';
+import { userInfo } from 'node:os';
 import { WbsyncError } from '../domain/errors.js';
+import { commandLine } from '../domain/shell-command.js';
+import { envLayer } from './env.js';
 import { ConfigSchema, type Config } from './schema.js';
 
 export interface ConfigFlags {
@@ -40,14 +44,31 @@ function readJsonFile(path: string | URL, what: string): Json {
   try {
     parsed = JSON.parse(text);
   } catch (e) {
-    throw new WbsyncError('config', `${what} ${String(path)} is not valid JSON: ${(e as Error).message}`, {
-      hint: 'fix the file; it must hold one JSON object',
+    const at = jsonErrorAt(text, (e as Error).message);
+    throw new WbsyncError('config', `${what} ${String(path)} is not valid JSON at line ${at.line}, column ${at.column}: ${at.reason}\n  ${at.excerpt}`, {
+      hint: 'fix the file there; it must hold one JSON object (no comments, no trailing commas, keys in double quotes)',
+      details: { line: at.line, column: at.column },
     });
   }
   if (parsed === null || typeof parsed !== 'object' || Array.isArray(parsed)) {
     throw new WbsyncError('config', `${what} ${String(path)} must hold a JSON object`);
   }
   return parsed as Json;
+}
+
+/** Where JSON.parse stopped, as line and column (1-based), with the line itself and a caret. */
+export function jsonErrorAt(text: string, message: string): { line: number; column: number; reason: string; excerpt: string } {
+  const m = /at position (\d+)/.exec(message);
+  const pos = m ? Math.min(Number(m[1]), text.length) : text.length;
+  const before = text.slice(0, pos);
+  const line = before.split('\n').length;
+  const lineStart = before.lastIndexOf('\n') + 1;
+  const column = pos - lineStart + 1;
+  const lineText = (text.slice(lineStart).split('\n')[0] ?? '').replace(/\r$/, '').replace(/\t/g, ' ');
+  const shown = lineText.length > 120 ? lineText.slice(Math.max(0, column - 60), column + 60) : lineText;
+  const caretAt = lineText.length > 120 ? Math.min(column - 1, 60) : column - 1;
+  const reason = message.replace(/\s*(?:in JSON )?at position \d+.*$/s, '').replace(/\s*\(line \d+ column \d+\)$/, '') || 'invalid JSON';
+  return { line, column, reason, excerpt: `${shown}\n  ${' '.repeat(Math.max(0, caretAt))}^` };
 }
 
 function isPlainObject(v: unknown): v is Json {
@@ -66,15 +87,6 @@ export function mergeConfig(base: Json, over: Json): Json {
   return out;
 }
 
-function envLayer(env: NodeJS.ProcessEnv): Json {
-  const layer: Json = {};
-  if (env.WBSYNC_BASE_URL) layer.baseUrl = env.WBSYNC_BASE_URL;
-  if (env.WBSYNC_API_KEY_FILE) layer.apiKeyFile = env.WBSYNC_API_KEY_FILE;
-  if (env.WBSYNC_DB) layer.db = env.WBSYNC_DB;
-  if (env.WBSYNC_LOG_LEVEL) layer.log = { level: env.WBSYNC_LOG_LEVEL };
-  return layer;
-}
-
 function flagLayer(flags: ConfigFlags): Json {
   const layer: Json = {};
   if (flags.db !== undefined) layer.db = flags.db;
@@ -82,9 +94,29 @@ function flagLayer(flags: ConfigFlags): Json {
   return layer;
 }
 
-/** Formats zod issues as `path: message` lines. */
-export function formatIssues(issues: ReadonlyArray<{ path: ReadonlyArray<PropertyKey>; message: string }>): string[] {
-  return issues.map((i) => `${i.path.length ? i.path.map(String).join('.') : '(root)'}: ${i.message}`);
+/** The form a key whose items are objects takes, shown when an item is something else. */
+const ITEM_FORMS: Record<string, string> = {
+  'alerts.webhooks': '{"url": "https://hooks.example.com/…", "format": "json"}',
+};
+
+type Issue = { path: ReadonlyArray<PropertyKey>; message: string; code?: string; expected?: string };
+
+/**
+ * Formats zod issues as `path: message` lines; a key set from the environment names its variable,
+ * and an array item given in the wrong form shows the right one.
+ */
+export function formatIssues(issues: ReadonlyArray<Issue>, fromEnv: ReadonlyMap<string, string> = new Map()): string[] {
+  return issues.map((i) => {
+    const path = i.path.map(String);
+    const key = path.length ? path.join('.') : '(root)';
+    let message = i.message;
+    const arrayKey = path.slice(0, -1).join('.');
+    if (i.code === 'invalid_type' && i.expected === 'object' && ITEM_FORMS[arrayKey] && /^\d+$/.test(path[path.length - 1] ?? '')) {
+      message += `; each item is an object: ${ITEM_FORMS[arrayKey]}`;
+    }
+    const envKey = [...fromEnv.keys()].find((k) => key === k || key.startsWith(`${k}.`));
+    return `${key}: ${message}${envKey ? ` (from ${fromEnv.get(envKey)})` : ''}`;
+  });
 }
 
 function readKeyFile(path: string): string {
@@ -93,6 +125,12 @@ function readKeyFile(path: string): string {
     text = readFileSync(path, 'utf8');
   } catch (e) {
     const code = (e as NodeJS.ErrnoException).code ?? 'error';
+    if (code === 'EACCES' || code === 'EPERM') {
+      const me = currentUser();
+      throw new WbsyncError('config', `cannot read the key file ${path} (${code}): wbsync runs as ${me.name} (uid ${me.uid}), and that user must be able to read it`, {
+        hint: `give it to that user, e.g. ${commandLine(['chown', String(me.uid), path])} with mode 0400 (in a container, mount the secret with that owner or mode); or point apiKeyFile / WBSYNC_API_KEY_FILE at a file it can read`,
+      });
+    }
     throw new WbsyncError('config', `cannot read the key file ${path} (${code})`, {
       hint: 'set apiKeyFile / WBSYNC_API_KEY_FILE to a readable file holding only the key',
     });
@@ -105,6 +143,16 @@ function readKeyFile(path: string): string {
     });
   }
   return key;
+}
+
+function currentUser(): { name: string; uid: number } {
+  try {
+    const u = userInfo();
+    return { name: u.username, uid: u.uid };
+  } catch {
+    const uid = process.getuid?.() ?? -1;
+    return { name: `uid ${uid}`, uid };
+  }
 }
 
 export function loadConfig(flags: ConfigFlags, env: NodeJS.ProcessEnv = process.env): LoadedConfig {
@@ -120,12 +168,16 @@ export function loadConfig(flags: ConfigFlags, env: NodeJS.ProcessEnv = process.
     }
     merged = mergeConfig(merged, fromFile);
   }
-  merged = mergeConfig(merged, envLayer(env));
+  const fromEnvironment = envLayer(env);
+  merged = mergeConfig(merged, fromEnvironment.layer);
   merged = mergeConfig(merged, flagLayer(flags));
+  const fromEnv = new Map(fromEnvironment.fromEnv);
+  if (flags.db !== undefined) fromEnv.delete('db');
+  if (flags.logLevel !== undefined) fromEnv.delete('log.level');
 
   const parsed = ConfigSchema.safeParse(merged);
   if (!parsed.success) {
-    const lines = formatIssues(parsed.error.issues);
+    const lines = formatIssues(parsed.error.issues as ReadonlyArray<Issue>, fromEnv);
     throw new WbsyncError('config', `invalid configuration:\n  ${lines.join('\n  ')}`, {
       hint: 'fix the settings named above (config file, environment or flags)',
       details: { problems: lines },

@@ -1,5 +1,6 @@
 // pino JSON lines on stderr. The key is scrubbed at the sink, so no log call anywhere can leak it,
-// whatever object it logs (errors with headers, request options...).
+// whatever object it logs (errors with headers, request options...). On a terminal a line is
+// rendered for a person instead (time, level, message, then its fields as key=value).
 
 import { writeSync } from 'node:fs';
 import { pino, type Logger } from 'pino';
@@ -12,6 +13,33 @@ export interface LoggerOptions {
   secrets?: Array<string | null | undefined>;
   /** Defaults to stderr (fd 2). */
   write?: (line: string) => void;
+  /** Render each line for a person (a terminal) instead of JSON. */
+  readable?: boolean;
+}
+
+const LEVEL_NAMES: Record<number, string> = { 10: 'TRACE', 20: 'DEBUG', 30: 'INFO', 40: 'WARN', 50: 'ERROR', 60: 'FATAL' };
+
+function fieldText(v: unknown): string {
+  if (typeof v === 'string') return /^[^\s"=]+$/.test(v) ? v : JSON.stringify(v);
+  return JSON.stringify(v) ?? String(v);
+}
+
+/** One pino JSON line as a person reads it: `14:02:07 WARN message  key=value …`. */
+export function readableLine(jsonLine: string): string {
+  let o: Record<string, unknown>;
+  try {
+    o = JSON.parse(jsonLine) as Record<string, unknown>;
+  } catch {
+    return jsonLine;
+  }
+  const { level, time, msg, pid: _pid, hostname: _host, ...rest } = o;
+  if (rest.name === 'wbsync') delete rest.name;
+  const at = typeof time === 'string' ? time.slice(11, 19) : '';
+  const lvl = LEVEL_NAMES[Number(level)] ?? String(level);
+  const fields = Object.entries(rest).map(([k, v]) => `${k}=${fieldText(v)}`);
+  // control characters from the service never reach the terminal raw
+  const text = [at, lvl, String(msg ?? '')].filter(Boolean).join(' ') + (fields.length ? `  ${fields.join(' ')}` : '');
+  return `${text.replace(/[\u0000-\u0008\u000b-\u001f\u007f-\u009f]/g, (c) => `\\u${c.charCodeAt(0).toString(16).padStart(4, '0')}`)}\n`;
 }
 
 export function scrubSecrets(text: string, secrets: readonly string[]): string {
@@ -23,7 +51,8 @@ export function scrubSecrets(text: string, secrets: readonly string[]): string {
 export function createLogger(opts: LoggerOptions): Logger {
   const secrets = (opts.secrets ?? []).filter((s): s is string => typeof s === 'string' && s.length > 0);
   const write = opts.write ?? ((line: string) => writeSync(2, line));
-  const sink = { write: (line: string) => write(scrubSecrets(line, secrets)) };
+  // on a terminal a line first clears a progress line that may stand there (it is redrawn on its next update)
+  const sink = { write: (line: string) => write(opts.readable ? `\r\x1b[K${readableLine(scrubSecrets(line, secrets))}` : scrubSecrets(line, secrets)) };
   return pino(
     {
       level: opts.level,

@@ -1,5 +1,5 @@
-// The configuration schema is the documentation: every key is described here, and the README's
-// configuration table is checked against it by a test.
+// The configuration schema is the documentation: every key is described here, and the configuration
+// table of docs/configuration.md is checked against it by a test (env.ts names each key's variable).
 
 import cron from 'node-cron';
 import { z } from 'zod';
@@ -11,7 +11,7 @@ const cronExpression = z
 const hostPort = z
   .string()
   .regex(/^[^:\s]+:\d{1,5}$/, { message: 'expected host:port, e.g. 127.0.0.1:9464' })
-  .refine((s) => Number(s.split(':')[1]) <= 65535, { message: 'port must be 0-65535' });
+  .refine((s) => !/^[^:\s]+:\d{1,5}$/.test(s) || Number(s.split(':')[1]) <= 65535, { message: 'port must be 0-65535' });
 
 const workspaceId = z.string().min(1);
 
@@ -25,13 +25,13 @@ export const ConfigSchema = z.strictObject({
   baseUrl: z
     .url({ protocol: /^https?$/, message: 'expected an http(s) URL such as https://boards.example.com' })
     .optional()
-    .describe('Service root; requests go to ${baseUrl}/api/... (env WBSYNC_BASE_URL).'),
+    .describe('Service root; requests go to ${baseUrl}/api/....'),
   apiKeyFile: z
     .string()
     .min(1)
     .optional()
-    .describe('File holding the Personal Integration Token, for Docker/Kubernetes secrets (env WBSYNC_API_KEY_FILE). The key itself is only ever read from WBSYNC_API_KEY or this file.'),
-  db: z.string().min(1).default('./data/wbsync.db').describe('The snapshot database file (env WBSYNC_DB).'),
+    .describe('File holding the Personal Integration Token, for Docker/Kubernetes secrets. The key itself is only ever read from WBSYNC_API_KEY or this file.'),
+  db: z.string().min(1).default('./data/wbsync.db').describe('The snapshot database file.'),
   workspaces: z
     .strictObject({
       include: z.array(workspaceId).default([]).describe('Workspace ids to mirror; empty means every workspace the key can see.'),
@@ -78,7 +78,7 @@ export const ConfigSchema = z.strictObject({
       level: z
         .enum(['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent'])
         .default('info')
-        .describe('pino log level; logs are JSON lines on stderr (env WBSYNC_LOG_LEVEL).'),
+        .describe('pino log level; logs are JSON lines on stderr.'),
     })
     .prefault({})
     .describe('Logging.'),

@@ -38,8 +38,11 @@ export interface Match {
 
 export class Router {
   private readonly routes: Compiled[];
+  /** The route table as given (its order), for the interface index. */
+  readonly table: readonly RouteDef[];
 
   constructor(defs: RouteDef[]) {
+    this.table = [...defs];
     this.routes = defs
       .map((d) => {
         const segments = d.template

@@ -7,6 +7,7 @@ import type { IncomingMessage, ServerResponse } from 'node:http';
 import { authenticate } from './access.js';
 import { drainEvents } from './automation-engine.js';
 import { HttpError, type Reply } from './http-reply.js';
+import { interfaceReply } from './interface.js';
 import type { RequestLogImpl } from './request-log.js';
 import type { Router } from './router.js';
 import type { Faults } from './faults.js';
@@ -54,9 +55,10 @@ export class RequestHandler {
     const query = q >= 0 ? rawUrl.slice(q + 1) : '';
     const w0 = d.world();
     const isHealth = path === '/' && method === 'GET';
+    const isInterface = (path === '/api' || path === '/api/') && method === 'GET';
     const isApi = path === '/api' || path.startsWith('/api/');
-    const match = isApi ? d.router.match(method, path.slice(4) || '/', w0.rules.dialect) : null;
-    const route = isHealth ? 'GET /' : match ? match.route.name : 'UNMATCHED';
+    const match = isApi && !isInterface ? d.router.match(method, path.slice(4) || '/', w0.rules.dialect) : null;
+    const route = isHealth ? 'GET /' : isInterface ? 'GET /api' : match ? match.route.name : 'UNMATCHED';
     const at = w0.state.clock.now().toISOString();
     res.on('close', () => {
       d.log.add({ method, path, query, route, status: res.headersSent ? res.statusCode : 0, at });
@@ -77,6 +79,11 @@ export class RequestHandler {
     const truncate = fault.kind === 'truncate';
 
     if (isHealth) return this.send(req, res, this.health(), truncate);
+    // the emulator's own documentation (no credential): every route, its bodies, the dialects
+    if (isInterface) {
+      req.resume();
+      return this.send(req, res, interfaceReply(d.router.table, w0.rules.dialect, req.headers.accept), truncate);
+    }
     const w = d.world();
     if (d.faults.databaseDown && isApi) {
       req.resume();

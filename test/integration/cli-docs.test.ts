@@ -1,5 +1,6 @@
-// Tested docs: every command's help, refusals with suggestions, the README's queries run against
-// the demo database, the demo's claims checked against that database, the emulator example.
+// Tested docs (README.md and docs/*.md): every command's help, refusals with suggestions, the
+// reporting queries run against the demo database, the demo's claims checked against that
+// database, the emulator example, and the README's test line being the one CI runs.
 
 import { spawn } from 'node:child_process';
 import { readFileSync } from 'node:fs';
@@ -8,9 +9,10 @@ import Database from 'better-sqlite3';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { REPORTING_QUERIES } from '../../src/cli/reporting-queries.js';
 import { COMMANDS } from '../../src/cli/registry.js';
+import { docsText } from '../helpers/docs.js';
 import { tempDir, runCliCaptured } from '../helpers/harness.js';
 
-const README = readFileSync(new URL('../../README.md', import.meta.url), 'utf8');
+const README = docsText();
 
 const cli = runCliCaptured;
 
@@ -25,6 +27,7 @@ describe('help and refusals', () => {
     const r = await cli([name, '--help']);
     expect(r.code).toBe(0);
     expect(r.out).toMatch(new RegExp(`^usage: wbsync ${name}`));
+    expect(r.out.split('\n')[0], 'the command named once').not.toMatch(new RegExp(`^usage: wbsync ${name} ${name}\\b`));
     expect(r.out).toMatch(/examples:\n  .*wbsync /);
     expect(r.out).toContain('--json');
     expect(README).toContain(`wbsync ${name}`);
@@ -138,6 +141,27 @@ describe('the README emulator example', () => {
       expect(await exited).toBe(0);
     } finally {
       if (child.exitCode === null) child.kill('SIGKILL');
+    }
+  });
+});
+
+describe('the README\'s two commands', () => {
+  const readme = readFileSync(new URL('../../README.md', import.meta.url), 'utf8');
+  const ci = readFileSync(new URL('../../.ci/run', import.meta.url), 'utf8');
+
+  it('CI runs exactly the README\'s test line, and the README shows install and test as one line each', () => {
+    const commands = ci.split('\n').filter((l) => l.trim() && !l.startsWith('#') && !/^(set |cd )/.test(l));
+    expect(commands).toEqual(['scripts/test-deps.sh && npm ci && npm test']);
+    const block = /## Try it \(two commands\)\n[\s\S]*?```sh\n([\s\S]*?)```/.exec(readme)![1]!;
+    const lines = block.split('\n').filter(Boolean).map((l) => l.replace(/\s+#.*$/, ''));
+    expect(lines).toEqual(['npm ci && npm run demo', commands[0]]);
+  });
+
+  it('the test line\'s script installs the Debian packages the tests drive, by those names', () => {
+    const script = readFileSync(new URL('../../scripts/test-deps.sh', import.meta.url), 'utf8');
+    for (const pkg of ['prometheus', 'age', 'sqlite3', 'chromium', 'systemd', 'docker-compose']) {
+      expect(script).toMatch(new RegExp(`need\\+=\\(${pkg}\\)`));
+      expect(readme).toContain(`\`${pkg}\``);
     }
   });
 });

@@ -39,6 +39,15 @@ describe('Dockerfile', () => {
     expect(DOCKERFILE).not.toMatch(/WBSYNC_API_KEY=/);
   });
 
+  it('listens on all interfaces of the container on the port it exposes, with no config file', () => {
+    const listen = envOf(runtime).WBSYNC_DAEMON_LISTEN;
+    expect(listen).toBe('0.0.0.0:9464');
+    expect(runtime).toMatch(new RegExp(`^EXPOSE ${listen!.split(':')[1]}$`, 'm'));
+    // the healthcheck asks the same port from inside
+    expect(runtime).toMatch(new RegExp(`HEALTHCHECK[\\s\\S]*127\\.0\\.0\\.1:${listen!.split(':')[1]}/healthz`));
+    expect(runtime).not.toMatch(/WBSYNC_CONFIG/);
+  });
+
   it('copies only paths that exist in the build context and the build stage', () => {
     for (const l of lines.filter((x) => x.startsWith('COPY'))) {
       const parts = l.split(/\s+/).slice(1).filter((p) => !p.startsWith('--'));
@@ -71,9 +80,18 @@ describe('the runtime command line outside Docker', () => {
     // the image's paths, moved under a temporary root
     const keyFile = join(t.dir, env.WBSYNC_API_KEY_FILE.replace(/\//g, '_'));
     writeFileSync(keyFile, `${emu.apiKey}\n`, { mode: 0o600 });
-    const config = join(t.dir, 'config.json');
-    writeFileSync(config, JSON.stringify({ daemon: { listen: '127.0.0.1:0' }, schedule: { incremental: '*/1 * * * * *' } }));
-    const procEnv: NodeJS.ProcessEnv = { PATH: process.env.PATH, NODE_ENV: env.NODE_ENV, WBSYNC_DB: join(t.dir, env.WBSYNC_DB), WBSYNC_API_KEY_FILE: keyFile, WBSYNC_BASE_URL: emu.baseUrl, WBSYNC_CONFIG: config };
+    // no config file: the schedule and the listener from the environment as the image sets it (on
+    // loopback and a free port here, a shared machine)
+    const procEnv: NodeJS.ProcessEnv = {
+      PATH: process.env.PATH,
+      NODE_ENV: env.NODE_ENV,
+      WBSYNC_DB: join(t.dir, env.WBSYNC_DB),
+      WBSYNC_API_KEY_FILE: keyFile,
+      WBSYNC_BASE_URL: emu.baseUrl,
+      WBSYNC_DAEMON_LISTEN: env.WBSYNC_DAEMON_LISTEN!.replace(/^0\.0\.0\.0:\d+$/, '127.0.0.1:0'),
+      WBSYNC_SCHEDULE_INCREMENTAL: '*/1 * * * * *',
+    };
+    expect(procEnv.WBSYNC_DAEMON_LISTEN).toBe('127.0.0.1:0');
     // ENTRYPOINT ["wbsync"] + CMD ["daemon"]: /usr/local/bin/wbsync links to dist/cli/main.js
     daemon = spawn(join(ROOT, 'dist/cli/main.js'), ['daemon'], { env: procEnv, stdio: ['ignore', 'pipe', 'pipe'] });
     let err = '';

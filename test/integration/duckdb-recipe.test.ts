@@ -6,17 +6,17 @@
 // verbatim — and everything after it (the README's CREATE VIEWs, the query) runs as written. That
 // is also the check that every wbsync view is SQL DuckDB can parse and run.
 
-import { readFileSync } from 'node:fs';
-import { join, resolve } from 'node:path';
+import { join } from 'node:path';
 import { DuckDBInstance, type DuckDBConnection } from '@duckdb/node-api';
 import Database from 'better-sqlite3';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { REPORTING_QUERIES } from '../../src/cli/reporting-queries.js';
 import { startEmulator } from '../../src/emulator/index.js';
 import type { RunningEmulator } from '../../src/emulator/types.js';
+import { docsText } from '../helpers/docs.js';
 import { tempDir, runCliCaptured } from '../helpers/harness.js';
 
-const README = readFileSync(resolve(import.meta.dirname, '../../README.md'), 'utf8');
+const README = docsText();
 const QUERY_2 = REPORTING_QUERIES.find((q) => q.title === 'Completion per module')!.sql;
 
 /** The README code block (```lang) that contains `marker`. */

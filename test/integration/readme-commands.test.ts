@@ -1,10 +1,10 @@
-// Every `wbsync …` command line the README shows, run as written (placeholders such as ID, N and
+// Every `wbsync …` command line the README and docs/*.md show, run as written (placeholders such as ID, N and
 // FILE filled in with real values) against the emulator, as a child process in a scratch folder —
 // and every synopsis it shows names a real command with real flags. A command line added to the
-// README without a case here fails the first test, so the README stays true as it grows.
+// README or a docs page without a case here fails the first test, so the docs stay true as they grow.
 
 import { spawn } from 'node:child_process';
-import { readdirSync, readFileSync, writeFileSync } from 'node:fs';
+import { readdirSync, writeFileSync } from 'node:fs';
 import { join, resolve } from 'node:path';
 import * as age from 'age-encryption';
 import Database from 'better-sqlite3';
@@ -14,11 +14,12 @@ import { GLOBAL_FLAGS } from '../../src/cli/command.js';
 import { COMMANDS } from '../../src/cli/registry.js';
 import { startEmulator } from '../../src/emulator/index.js';
 import type { RunningEmulator } from '../../src/emulator/types.js';
+import { docsText } from '../helpers/docs.js';
 import { api, dumpOf, tempDir } from '../helpers/harness.js';
 
 const ROOT = resolve(import.meta.dirname, '../..');
 const MAIN = join(ROOT, 'dist/cli/main.js');
-const README = readFileSync(join(ROOT, 'README.md'), 'utf8');
+const README = docsText();
 
 /** Command lines and synopses, as the README writes them (code blocks and inline code). */
 export function readmeCommands(text: string): { runnable: string[]; synopses: string[] } {
@@ -157,6 +158,7 @@ describe('the README’s command lines', () => {
   // In README order of a user's day: mirror, look, export, diff, lose a board, restore it.
   const CASES: Array<{ line: string; check: () => Promise<unknown> }> = [
     { line: 'wbsync sync --full', check: async () => expect((await run(env, 'wbsync sync --full')).status).toBe(0) },
+    { line: 'wbsync --version', check: async () => expect((await run(env, 'wbsync --version')).out).toMatch(/^wbsync \d+\.\d+\.\d+\n$/) },
     { line: 'wbsync sync', check: async () => expect((await run(env, 'wbsync sync')).status).toBe(0) },
     { line: 'wbsync --config wbsync.json sync', check: async () => expect((await run(env, 'wbsync --config wbsync.json sync')).status).toBe(0) },
     { line: 'wbsync snapshots', check: async () => expect((await run(env, 'wbsync snapshots')).out).toMatch(/^id\s+kind\s+status/) },

@@ -62,7 +62,7 @@ export const demoCommand: Command = {
       }
       say(`   mirrored: ${Object.entries(mirrored).map(([k, n]) => `${n} ${k}`).join(', ')}`);
 
-      say('\n2. Reporting queries (plain SQL over the views; see the README for all five)');
+      say('\n2. Reporting queries (plain SQL over the views; all five in docs/reporting.md)');
       const answers: Record<string, Record<string, unknown>[]> = {};
       for (const q of REPORTING_QUERIES.slice(0, 3)) {
         answers[q.title] = store.db.prepare(q.sql).all() as Record<string, unknown>[];

@@ -24,7 +24,9 @@ export const emulatorCommand: Command = {
   description:
     'Serves the whole Workspace Board Service interface in memory. When ready it prints one JSON line:\n' +
     '{"baseUrl", "apiKey", "users": [{"id", "email", "apiKey"}, ...]}. Stop it with SIGTERM or Ctrl-C.\n' +
-    '`spec` follows the published interface; `observed` the deployed service\'s real behaviour.',
+    '`spec` follows the published interface; `observed` the deployed service\'s real behaviour.\n' +
+    'GET {baseUrl}/api (no key) describes every route: request, response, what each dialect does\n' +
+    'differently (JSON; a browser gets a page). The same table is docs/emulator.md.',
   examples: ['wbsync emulator --seed demo --port 4010', 'wbsync emulator --seed large --dialect observed --latency-ms 20 --port 0'],
   allowSecretFlags: true,
   flags: [
