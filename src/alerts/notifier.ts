@@ -5,6 +5,7 @@
 
 import { request } from 'undici';
 import type { AlertEventName } from '../config/schema.js';
+import { showBidiControls } from '../domain/display-text.js';
 import type { Announcement } from './episodes.js';
 
 export interface AlertDocument {
@@ -38,14 +39,14 @@ export interface NotifierOptions {
   retryDelayMs?: number;
 }
 
-/** Slack-compatible text: one line that says it all, then the details that matter. */
+/** Slack-compatible text: one line that says it all, then the details that matter (bidi controls shown as their code). */
 export function slackText(a: AlertDocument): string {
   const lines = [`*wbsync ${a.event.replace('_', ' ')}* — ${a.summary}`];
   const what = a.details['what'];
   if (Array.isArray(what)) lines.push(...what.map((w) => `• ${String(w)}`));
   if (a.undo) lines.push(`Undo: \`${a.undo}\``);
   lines.push(`(${a.database}, ${a.at})`);
-  return lines.join('\n');
+  return showBidiControls(lines.join('\n'));
 }
 
 const sleep = (ms: number): Promise<void> => new Promise((r) => setTimeout(r, ms));

@@ -1,6 +1,7 @@
 // Exponential backoff with full jitter: the delay is uniform in [0, min(cap, base * 2^attempt)],
 // which spreads a crowd of retrying clients better than equal or no jitter.
 
+import { onAbort } from './abort-fanout.js';
 import { WbsyncError } from '../domain/errors.js';
 
 export interface BackoffOptions {
@@ -22,15 +23,17 @@ export function sleep(ms: number, signal?: AbortSignal): Promise<void> {
   if (signal?.aborted) return Promise.reject(cancelledError());
   if (ms <= 0) return Promise.resolve();
   return new Promise((resolve, reject) => {
-    const onAbort = (): void => {
-      clearTimeout(timer);
-      reject(cancelledError());
-    };
+    // many requests back off at once under one shared signal: one listener for all (abort-fanout)
+    const unsubscribe = signal
+      ? onAbort(signal, () => {
+          clearTimeout(timer);
+          reject(cancelledError());
+        })
+      : () => undefined;
     const timer = setTimeout(() => {
-      signal?.removeEventListener('abort', onAbort);
+      unsubscribe();
       resolve();
     }, ms);
-    signal?.addEventListener('abort', onAbort, { once: true });
   });
 }
 

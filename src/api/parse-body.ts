@@ -21,10 +21,18 @@ function looksLikeHtml(res: ApiResponse): boolean {
   return /html/i.test(res.contentType) || /^\s*</.test(res.text);
 }
 
+/** A declared type that is not JSON (`application/json`, `…+json`); no type at all is let through. */
+function declaredNotJson(contentType: string): string | undefined {
+  const type = contentType.split(';')[0]!.trim().toLowerCase();
+  if (type === '' || type === 'application/json' || /^application\/[a-z0-9.+-]+\+json$/.test(type)) return undefined;
+  return type;
+}
+
 /** The body as JSON, or a bad_response naming the endpoint (an HTML error page is the usual case). */
 export function parseJsonBody(res: ApiResponse): unknown {
+  let body: unknown;
   try {
-    return JSON.parse(res.text) as unknown;
+    body = JSON.parse(res.text) as unknown;
   } catch {
     const what = res.text.trim() === '' ? 'an empty body' : looksLikeHtml(res) ? 'an HTML page' : 'a body that is not JSON';
     throw new WbsyncError('bad_response', `${res.endpoint}: expected JSON, got ${what} (HTTP ${res.status})`, {
@@ -33,6 +41,16 @@ export function parseJsonBody(res: ApiResponse): unknown {
       hint: looksLikeHtml(res) ? 'An HTML answer usually means the route does not exist there: check baseUrl.' : undefined,
     });
   }
+  // JSON-looking bytes under another declared type (image/png, text/html) are not the service's answer.
+  const other = declaredNotJson(res.contentType);
+  if (other !== undefined) {
+    throw new WbsyncError('bad_response', `${res.endpoint}: expected a JSON answer, got content-type ${JSON.stringify(other.slice(0, 100))} (HTTP ${res.status})`, {
+      endpoint: res.endpoint,
+      status: res.status,
+      hint: 'Check that baseUrl points at the Workspace Board Service and not at something in front of it (a proxy, a file server).',
+    });
+  }
+  return body;
 }
 
 /** The service's own `message` from an error body, if it sent JSON with one. */

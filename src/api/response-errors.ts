@@ -49,5 +49,13 @@ export function errorFromResponse(res: ApiResponse): WbsyncError {
       hint: 'The service is down or failing; wbsync retried with backoff. Try again later.',
     });
   }
+  if (s >= 300 && s < 400) {
+    // Redirects are never followed (the key must not travel to another address); say where it pointed.
+    const to = res.location === undefined ? 'no Location given' : `to ${JSON.stringify(res.location.length > 200 ? `${res.location.slice(0, 200)}…` : res.location)}`;
+    return new WbsyncError('http', `${res.endpoint}: the service answered with a redirect (HTTP ${s}) ${to}; wbsync does not follow redirects`, {
+      ...base,
+      hint: 'Set baseUrl to the address the service really answers at (a redirect usually means http vs https, a missing or extra path prefix, or a login page in front of it).',
+    });
+  }
   return new WbsyncError('http', `${res.endpoint}: request refused (HTTP ${s})${tail}`, base);
 }

@@ -3,14 +3,19 @@
 // pass validation); the normalisers keep the received object itself as `raw`.
 
 import { z } from 'zod';
+import { SERVICE_ID_PATTERN, SERVICE_ID_RULE } from '../domain/service-id.js';
 
 const str = z.string();
+/** Every id the service sends: a hostile one (`x$(touch …)`) is refused here, never stored or printed. */
+export const IdSchema = z.string().regex(SERVICE_ID_PATTERN, { message: `expected ${SERVICE_ID_RULE}` });
+const id = IdSchema;
+const optId = IdSchema.nullish();
 const optStr = z.string().nullish();
 const optNum = z.number().nullish();
 const optBool = z.boolean().nullish();
 
 /** A reference: an id, a populated `{_id, ...}` object, or null. */
-export const RefSchema = z.union([z.string(), z.looseObject({ _id: z.string() }), z.null()]).optional();
+export const RefSchema = z.union([id, z.looseObject({ _id: id }), z.null()]).optional();
 export type Ref = z.infer<typeof RefSchema>;
 
 export const TagSchema = z.looseObject({ label: str, color: optStr });
@@ -19,7 +24,7 @@ export type TagBody = z.infer<typeof TagSchema>;
 export const StatusOptionSchema = z.looseObject({ label: str, color: optStr });
 
 export const WorkspaceSchema = z.looseObject({
-  _id: str,
+  _id: id,
   name: str,
   slug: optStr,
   description: optStr,
@@ -34,24 +39,24 @@ export type WorkspaceBody = z.infer<typeof WorkspaceSchema>;
 export const WorkspaceListItemSchema = z.union([z.looseObject({ workspace: WorkspaceSchema }), WorkspaceSchema]);
 
 export const MemberUserSchema = z.looseObject({
-  _id: str,
+  _id: id,
   firstName: optStr,
   lastName: optStr,
   email: optStr,
 });
 
 export const MemberSchema = z.looseObject({
-  _id: optStr,
+  _id: optId,
   role: str,
   status: optStr,
   joinedAt: optStr,
   // null when the member's account was deleted (the deployed service populates a missing user as null)
-  user: z.union([z.string(), MemberUserSchema]).nullable(),
+  user: z.union([id, MemberUserSchema]).nullable(),
 });
 export type MemberBody = z.infer<typeof MemberSchema>;
 
 export const ModuleSchema = z.looseObject({
-  _id: str,
+  _id: id,
   name: str,
   workspace: RefSchema,
   description: optStr,
@@ -65,7 +70,7 @@ export const ModuleSchema = z.looseObject({
 export type ModuleBody = z.infer<typeof ModuleSchema>;
 
 export const CollectionSchema = z.looseObject({
-  _id: str,
+  _id: id,
   name: str,
   module: RefSchema,
   color: optStr,
@@ -75,7 +80,7 @@ export const CollectionSchema = z.looseObject({
 export type CollectionBody = z.infer<typeof CollectionSchema>;
 
 export const ColumnSchema = z.looseObject({
-  _id: str,
+  _id: id,
   name: str,
   // The observed service stores a missing type as `text`; a spec body always has one.
   type: z.string().default('text'),
@@ -91,7 +96,7 @@ export const ColumnSchema = z.looseObject({
 export type ColumnBody = z.infer<typeof ColumnSchema>;
 
 export const RecordSchema = z.looseObject({
-  _id: str,
+  _id: id,
   name: str,
   position: optNum,
   collectionName: RefSchema,
@@ -108,7 +113,7 @@ export const RecordSchema = z.looseObject({
 export type RecordBody = z.infer<typeof RecordSchema>;
 
 export const CellSchema = z.looseObject({
-  _id: str,
+  _id: id,
   record: RefSchema,
   column: RefSchema,
   value: z.unknown().optional(),
@@ -118,7 +123,7 @@ export const CellSchema = z.looseObject({
 export type CellBody = z.infer<typeof CellSchema>;
 
 export const AmendmentSchema = z.looseObject({
-  _id: str,
+  _id: id,
   record: RefSchema,
   module: RefSchema,
   workspace: RefSchema,
@@ -133,7 +138,7 @@ export const AmendmentSchema = z.looseObject({
 export type AmendmentBody = z.infer<typeof AmendmentSchema>;
 
 export const AutomationSchema = z.looseObject({
-  _id: str,
+  _id: id,
   name: str,
   workspace: RefSchema,
   module: RefSchema,
@@ -152,7 +157,7 @@ export const AutomationSchema = z.looseObject({
 export type AutomationBody = z.infer<typeof AutomationSchema>;
 
 export const ActivitySchema = z.looseObject({
-  _id: str,
+  _id: id,
   action: str,
   message: optStr,
   targetName: optStr,
@@ -178,7 +183,7 @@ export const ActivityPageSchema = z.looseObject({
 export type ActivityPageBody = z.infer<typeof ActivityPageSchema>;
 
 export const ModuleAccessSchema = z.looseObject({
-  _id: str,
+  _id: id,
   granted: optBool,
   openToRole: optBool,
   canAccess: optBool,
@@ -187,11 +192,11 @@ export const ModuleAccessSchema = z.looseObject({
 export type ModuleAccessBody = z.infer<typeof ModuleAccessSchema>;
 
 /** recordId -> columnId -> `{items, display}` */
-export const ReferencesSchema = z.record(z.string(), z.record(z.string(), z.unknown()));
+export const ReferencesSchema = z.record(id, z.record(id, z.unknown()));
 
 export const DeleteRecordSchema = z.looseObject({ archivedSubRecords: optNum });
 
-export const ModuleIdsSchema = z.looseObject({ moduleIds: z.array(z.string()).nullish() });
+export const ModuleIdsSchema = z.looseObject({ moduleIds: z.array(id).nullish() });
 
 /** Any JSON object (the `{message}` answer of deletes). */
 export const AnyObjectSchema = z.looseObject({});

@@ -26,6 +26,8 @@ export interface ApiResponse {
   text: string;
   /** `GET /records/{collectionId}` */
   endpoint: string;
+  /** The Location header of a 3xx answer (never followed), to name where it pointed. */
+  location?: string;
 }
 
 /** What went wrong below HTTP; `requestSent` false means the server cannot have acted on it. */
@@ -104,7 +106,8 @@ export function createUndiciTransport(opts: TransportOptions): Transport {
         throw networkError(endpoint, 'truncated', true, `body truncated (${size} of ${declared} bytes)`, undefined, res.statusCode);
       }
       opts.stats.recordRequest(res.statusCode, timing());
-      return { status: res.statusCode, contentType, text: Buffer.concat(chunks).toString('utf8'), endpoint };
+      const location = res.statusCode >= 300 && res.statusCode < 400 ? headerValue(res.headers['location']) : '';
+      return { status: res.statusCode, contentType, text: Buffer.concat(chunks).toString('utf8'), endpoint, ...(location ? { location } : {}) };
     } catch (err) {
       if (err instanceof WbsyncError) {
         // An over-cap body was a complete HTTP answer; a truncated one was a network failure.
@@ -143,7 +146,8 @@ function tooLarge(endpoint: string, cap: number, status: number): WbsyncError {
     endpoint,
     status,
     retryable: false,
-    hint: 'Raise maxBodyBytes if such a large answer is expected.',
+    // The cap is not configurable: no answer of the service comes near it unless something is wrong.
+    hint: 'No answer of the Workspace Board Service should be this large: check that baseUrl points at it (not at a file server or a proxy error page), and report it if it does.',
     details: { failure: 'too_large' satisfies NetworkFailure },
   });
 }

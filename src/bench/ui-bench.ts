@@ -1,7 +1,10 @@
 // `npm run bench` (BENCH_ONLY=ui): the web console's server time per page — on the large seed with
 // 100 passes of history (the reporting section's database, BENCH_HISTORY_DB caches it) and on one
 // module of 10,000 records with 100 passes, paged — target <= 200 ms each; and the daemon's pass
-// time with the console being read during its passes versus left alone.
+// time with the console being read during its passes versus left alone. The recover previews are
+// also timed alone (the planning function, no HTTP) on the 10,000-record module, whole-module and
+// rollback, from the oldest snapshot and from a recent one. BENCH_UI_PARTS=big runs only the
+// 10,000-record module (no large-seed history to build, no daemon comparison).
 
 import { join } from 'node:path';
 import { createLogger } from '../config/logger.js';
@@ -9,6 +12,7 @@ import { ConfigSchema } from '../config/schema.js';
 import { scheduleView } from '../daemon/console-schedule.js';
 import { openStore } from '../store/index.js';
 import { createConsole } from '../ui/console.js';
+import { previewRecover } from '../ui/recover-plan.js';
 import { startConsoleServer } from '../ui/server.js';
 import { ensureHistoryDb } from './reporting.js';
 import { buildBigModuleDb } from './ui-bench-data.js';
@@ -33,7 +37,7 @@ type Timing = { path: string; medianMs: number; maxMs: number; bytes: number; st
 
 async function timePages(dbPath: string, paths: Record<string, string>): Promise<Record<string, Timing>> {
   const config = ConfigSchema.parse({ db: dbPath });
-  const ui = createConsole({ dbPath, config, token: null, logger: createLogger({ level: 'silent' }), schedule: scheduleView(config) });
+  const ui = createConsole({ dbPath, config, token: null, logger: createLogger({ level: 'silent' }), schedule: scheduleView(config), listenHost: '127.0.0.1' });
   const server = await startConsoleServer('127.0.0.1', 0, ui);
   const base = server.url.replace(/\/ui\/$/, '');
   const out: Record<string, Timing> = {};
@@ -76,7 +80,68 @@ function pickTargets(dbPath: string): { moduleId: string; recordId: string; late
   }
 }
 
+type PreviewTiming = { medianMs: number; maxMs: number; writes: number; steps: number };
+
+/** previewRecover alone (what the recover page spends its time on), RUNS times after a warm-up. */
+function timePreviews(dbPath: string, moduleId: string, cases: Record<string, { snapshot: number; scope: 'module' | 'rollback' }>): Record<string, PreviewTiming> {
+  const store = openStore(dbPath, { readonly: true });
+  const out: Record<string, PreviewTiming> = {};
+  try {
+    for (const [name, c] of Object.entries(cases)) {
+      const times: number[] = [];
+      let last: ReturnType<typeof previewRecover> | null = null;
+      for (let i = 0; i <= RUNS; i++) {
+        const t0 = performance.now();
+        last = previewRecover(store, { moduleId, snapshot: c.snapshot, scope: c.scope, attribution: 'Restored by wbsync — originally by {author} at {createdAt}.' });
+        if (i > 0) times.push(performance.now() - t0);
+      }
+      times.sort((a, b) => a - b);
+      out[name] = {
+        medianMs: Math.round(times[Math.floor(times.length / 2)]! * 10) / 10,
+        maxMs: Math.round(times[times.length - 1]! * 10) / 10,
+        writes: last!.writes.length,
+        steps: last!.summary?.phases.reduce((n, p) => n + p.steps, 0) ?? 0,
+      };
+    }
+  } finally {
+    store.close();
+  }
+  return out;
+}
+
+async function bigModuleFigures(opts: UiBenchOptions): Promise<{ build: unknown; pages: Record<string, Timing>; previews: Record<string, PreviewTiming> }> {
+  process.stderr.write('bench: ui: one module of 10,000 records with 100 passes of history...\n');
+  const bigDb = join(opts.dir, 'ui-big-module.db');
+  const big = await buildBigModuleDb(bigDb);
+  const b = encodeURIComponent(big.moduleId);
+  const pages = await timePages(bigDb, {
+    modulePage1: `/ui/module/${b}`,
+    modulePage100: `/ui/module/${b}?page=100`,
+    moduleLastPage: `/ui/module/${b}?page=200`,
+    moduleOldestPage100: `/ui/module/${b}?snapshot=1&page=100`,
+    moduleOneCollection: `/ui/module/${b}?collection=c00000000000000000000003&page=20`,
+    record: `/ui/record/${encodeURIComponent(big.recordId)}?snapshot=50`,
+    changesOnePass: `/ui/changes?from=${big.passes}&to=${big.passes + 1}`,
+    search: '/ui/search?q=v77',
+    recoverModule: `/ui/recover?module=${b}&snapshot=1`,
+    recoverRollback: `/ui/recover?module=${b}&snapshot=1&scope=rollback`,
+    recoverRollbackRecent: `/ui/recover?module=${b}&snapshot=${big.passes - 9}&scope=rollback`,
+  });
+  process.stderr.write('bench: ui: the recover previews alone...\n');
+  const previews = timePreviews(bigDb, big.moduleId, {
+    restoreFromOldest: { snapshot: 1, scope: 'module' },
+    rollbackToOldest: { snapshot: 1, scope: 'rollback' },
+    rollbackTenPassesBack: { snapshot: big.passes - 9, scope: 'rollback' },
+  });
+  return { build: big, pages, previews };
+}
+
 export async function uiFigures(opts: UiBenchOptions): Promise<Record<string, unknown>> {
+  if (process.env.BENCH_UI_PARTS === 'big') {
+    const big = await bigModuleFigures(opts);
+    const all = [...Object.values(big.pages), ...Object.values(big.previews).map((x, i) => ({ ...x, path: `preview ${Object.keys(big.previews)[i]}` }))];
+    return { targetMs: TARGET_MS, runsPerPage: RUNS, tenThousandRecordModule: big, overTarget: all.filter((x) => x.medianMs > TARGET_MS).map((x) => `${x.path}: ${x.medianMs} ms`) };
+  }
   const history = await ensureHistoryDb(opts.historyDb, opts.historyPasses, opts.historyModules, 'ui');
   process.stderr.write('bench: ui: pages on the large seed with history...\n');
   const t = pickTargets(opts.historyDb);
@@ -98,32 +163,16 @@ export async function uiFigures(opts: UiBenchOptions): Promise<Record<string, un
     recoverRollback: `/ui/recover?module=${m}&snapshot=${t.oldest}&scope=rollback`,
   });
 
-  process.stderr.write('bench: ui: one module of 10,000 records with 100 passes of history...\n');
-  const bigDb = join(opts.dir, 'ui-big-module.db');
-  const big = await buildBigModuleDb(bigDb);
-  const b = encodeURIComponent(big.moduleId);
-  const paged = await timePages(bigDb, {
-    modulePage1: `/ui/module/${b}`,
-    modulePage100: `/ui/module/${b}?page=100`,
-    moduleLastPage: `/ui/module/${b}?page=200`,
-    moduleOldestPage100: `/ui/module/${b}?snapshot=1&page=100`,
-    moduleOneCollection: `/ui/module/${b}?collection=c00000000000000000000003&page=20`,
-    record: `/ui/record/${encodeURIComponent(big.recordId)}?snapshot=50`,
-    changesOnePass: `/ui/changes?from=${big.passes}&to=${big.passes + 1}`,
-    search: '/ui/search?q=v77',
-    recoverModule: `/ui/recover?module=${b}&snapshot=1`,
-    recoverRollback: `/ui/recover?module=${b}&snapshot=1&scope=rollback`,
-  });
-
+  const big = await bigModuleFigures(opts);
   process.stderr.write('bench: ui: daemon pass time with the console read during passes, and without...\n');
   const daemon = await measureConsoleDuringPasses({ dir: opts.dir, passes: opts.daemonPasses, pauseMs: opts.pagePauseMs });
-  const all = [...Object.values(large), ...Object.values(paged)];
+  const all = [...Object.values(large), ...Object.values(big.pages), ...Object.entries(big.previews).map(([k, x]) => ({ ...x, path: `preview ${k}` }))];
   return {
     targetMs: TARGET_MS,
     runsPerPage: RUNS,
     history,
     largeSeedWithHistory: large,
-    tenThousandRecordModule: { build: big, pages: paged },
+    tenThousandRecordModule: big,
     overTarget: all.filter((x) => x.medianMs > TARGET_MS).map((x) => `${x.path}: ${x.medianMs} ms`),
     daemon,
     note: 'medians of client-side wall time over loopback (server time plus a few tenths of a ms); the first request of each page is a warm-up',

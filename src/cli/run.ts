@@ -75,6 +75,7 @@ export async function runCli(argv: readonly string[], io: CliIo): Promise<number
             logsAreTheOutput: cmd.name === 'daemon',
           });
           logger = createLogger({ level, secrets: [c.apiKey], write: (l) => io.stderr.write(l), readable: io.stderr.isTTY === true });
+          for (const w of c.warnings ?? []) logger.warn({}, w);
         }
         return logger;
       },

@@ -1,4 +1,4 @@
-import { mkdtempSync, writeFileSync, rmSync } from 'node:fs';
+import { chmodSync, mkdtempSync, writeFileSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
@@ -95,6 +95,16 @@ describe('loadConfig', () => {
     const keyFile = file('key', '  from-file-key\n');
     expect(loadConfig({}, { WBSYNC_API_KEY_FILE: keyFile }).apiKey).toBe('from-file-key');
     expect(loadConfig({}, { WBSYNC_API_KEY_FILE: keyFile, WBSYNC_API_KEY: 'env-key' }).apiKey).toBe('env-key');
+  });
+
+  it('warns (does not refuse) when others may read the key file', () => {
+    const keyFile = file('loose-key', 'crm_loose-key-content\n');
+    chmodSync(keyFile, 0o644);
+    const loaded = loadConfig({}, { WBSYNC_API_KEY_FILE: keyFile });
+    expect(loaded.apiKey).toBe('crm_loose-key-content');
+    expect(loaded.warnings).toEqual([`apiKeyFile ${keyFile} is readable by everyone on this machine (mode 0644): make it readable by its owner only (chmod 600; a mounted secret: mode 0400)`]);
+    chmodSync(keyFile, 0o600);
+    expect(loadConfig({}, { WBSYNC_API_KEY_FILE: keyFile }).warnings).toBeUndefined();
   });
 
   it('should error naming the key file, not its content, when unreadable or empty', () => {

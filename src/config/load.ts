@@ -9,6 +9,7 @@ import { WbsyncError } from '../domain/errors.js';
 import { commandLine } from '../domain/shell-command.js';
 import { envLayer } from './env.js';
 import { ConfigSchema, type Config } from './schema.js';
+import { secretFileWarning } from './secret-file.js';
 
 export interface ConfigFlags {
   config?: string;
@@ -22,6 +23,8 @@ export interface LoadedConfig {
   apiKey: string | null;
   /** Where the key came from (for messages): 'WBSYNC_API_KEY', 'apiKeyFile <path>' or null. */
   apiKeySource: string | null;
+  /** Things to log once a logger exists (a key file others may read). */
+  warnings?: string[];
 }
 
 type Json = Record<string, unknown>;
@@ -195,7 +198,8 @@ export function loadConfig(flags: ConfigFlags, env: NodeJS.ProcessEnv = process.
     apiKey = readKeyFile(config.apiKeyFile);
     apiKeySource = `apiKeyFile ${config.apiKeyFile}`;
   }
-  return { config, apiKey, apiKeySource };
+  const loose = config.apiKeyFile && apiKeySource !== 'WBSYNC_API_KEY' ? secretFileWarning(config.apiKeyFile, 'apiKeyFile') : undefined;
+  return { config, apiKey, apiKeySource, ...(loose ? { warnings: [loose] } : {}) };
 }
 
 /** For commands that talk to the service: the base URL and key, or a clear refusal. */

@@ -174,7 +174,23 @@ export const ConfigSchema = z.strictObject({
         .string()
         .min(1)
         .optional()
-        .describe('File holding a bearer token for the web console; required to listen beyond loopback (requests without it are refused). The token is never logged or shown.'),
+        .describe('File holding a bearer token for the web console (at least 16 characters of a random-looking token, e.g. `openssl rand -hex 32`; a guessable one is refused); required to listen beyond loopback (requests without it are refused). The token is never logged or shown. A warning is logged when others may read the file.'),
+      tls: z
+        .strictObject({
+          certFile: z.string().min(1).describe('PEM certificate (with its chain): the console is served over HTTPS, by `wbsync ui` and on daemon.listen (then /healthz and /metrics are HTTPS too). Set with ui.tls.keyFile.'),
+          keyFile: z.string().min(1).describe('PEM private key of ui.tls.certFile (keep it mode 0600: a warning is logged when others may read it).'),
+        })
+        .optional()
+        .describe('HTTPS for the console, on `wbsync ui` and on daemon.listen (then /healthz and /metrics are HTTPS too).'),
+      behindTlsProxy: z
+        .boolean()
+        .default(false)
+        .describe('A TLS-terminating reverse proxy sits in front of the console: listening beyond loopback over plain HTTP is allowed, and the session cookie is marked Secure. Leave false unless the proxy is really there.'),
+      hosts: z
+        .array(z.string().regex(/^[A-Za-z0-9.-]+(:\d{1,5})?$|^\[[0-9A-Fa-f:.]+\](:\d{1,5})?$/, { message: 'expected a host name or address, optionally with :PORT' }))
+        .default([])
+        .describe('Further names the console answers to besides loopback and its listen address (e.g. the name people reach it by through a proxy, `backup.example.com`); any other Host header is refused, against DNS rebinding.'),
+      sessionHours: z.number().int().min(1).max(720).default(12).describe('Hours a sign-in lasts; the server forgets the session after that (and on sign-out or restart).'),
     })
     .prefault({})
     .describe('The read-only web console (`wbsync ui`, and the daemon under /ui/).'),

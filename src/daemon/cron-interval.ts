@@ -24,7 +24,9 @@ export function cronIntervalMs(expression: string): number {
 export function nextCronRun(expression: string): Date | null {
   const task = cron.createTask(expression, () => undefined, { name: 'wbsync-next-probe' });
   try {
-    return task.getNextRun();
+    // Not getNextRun(): node-cron 4 answers null for a task that is not started, and this probe
+    // is never started (it must not fire). getNextRuns is computed from the expression alone.
+    return task.getNextRuns(1)[0] ?? null;
   } finally {
     void task.destroy();
   }

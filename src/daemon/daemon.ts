@@ -158,10 +158,12 @@ export async function runDaemon(opts: DaemonOptions): Promise<DaemonSummary> {
       };
     });
     const { host, port } = parseListen(config.daemon.listen);
-    ui = mountConsole({ loaded, logger, host, health: () => health.report(now()).body });
+    const mounted = mountConsole({ loaded, logger, host, health: () => health.report(now()).body });
+    ui = mounted.ui;
     server = await startHealthServer({
       host,
       port,
+      tls: mounted.tls,
       health: () => health.report(now()),
       metrics: (accept) => metrics.render(accept),
       ui: ui ?? undefined,

@@ -12,6 +12,7 @@ import type { DrillReport } from '../drill/drill.js';
 import { runDrillInChild } from '../drill/run-child.js';
 import type { Store } from '../store/port.js';
 import type { PassResult } from '../sync/pass.js';
+import { commandLine } from '../domain/shell-command.js';
 
 export interface DrillOutcome {
   ok: boolean;
@@ -79,7 +80,7 @@ export function createDrillSchedule(deps: DrillScheduleDeps): DrillSchedule {
           } else {
             const what = failedLines(r);
             logger.warn({ snapshot: r.snapshot, durationMs: r.durationMs, workspaces: counts, what }, 'drill failed');
-            announce(`restore drill of snapshot ${r.snapshot} failed: ${what.length} thing(s) did not restore`, { snapshot: r.snapshot, what, hint: `run 'wbsync drill --snapshot ${r.snapshot}' for the table; what the service refused is named` });
+            announce(`restore drill of snapshot ${r.snapshot} failed: ${what.length} thing(s) did not restore`, { snapshot: r.snapshot, what, hint: `run ${commandLine(['wbsync', 'drill', '--snapshot', r.snapshot])} for the table; what the service refused is named` });
           }
         } else {
           deps.onDrill({ ok: false, atMs: at, durationMs: at - started });

@@ -4,8 +4,12 @@
 // prom-client's is), so a scrape never touches the service or waits for a pass.
 
 import { createServer, type IncomingMessage, type ServerResponse } from 'node:http';
+import { createServer as createHttpsServer } from 'node:https';
 import type { AddressInfo } from 'node:net';
 import { WbsyncError } from '../domain/errors.js';
+import { hostPolicy, judgeRequest, type HostPolicy } from '../ui/request-guard.js';
+import type { TlsMaterial } from '../ui/secrets.js';
+import { isLoopback } from '../ui/security.js';
 
 export interface HealthServerOptions {
   host: string;
@@ -15,6 +19,8 @@ export interface HealthServerOptions {
   metrics(accept: string | undefined): Promise<{ contentType: string; body: string }>;
   /** The web console: requests under `base` (e.g. /ui) go to `handle`. */
   ui?: { base: string; handle(req: IncomingMessage, res: ServerResponse): void };
+  /** ui.tls.certFile / ui.tls.keyFile: the whole listener speaks HTTPS. */
+  tls?: TlsMaterial;
 }
 
 export interface HealthServer {
@@ -34,9 +40,22 @@ function reply(res: ServerResponse, status: number, type: string, body: string, 
   res.end(head ? undefined : body);
 }
 
-function handle(opts: HealthServerOptions, req: IncomingMessage, res: ServerResponse): void {
+/**
+ * /healthz and /metrics serve scrapers, which may sit on other hosts when daemon.listen is beyond
+ * loopback: any Host is answered then. On loopback only loopback names are (a rebinding page cannot
+ * read the figures), and a browser request from another site is refused either way.
+ */
+function admitScraper(req: IncomingMessage, res: ServerResponse, policy: HostPolicy, loopback: boolean, tls: boolean): boolean {
+  const v = judgeRequest(req, policy, { tls, browserChecksOnly: !loopback });
+  if (v.ok) return true;
+  reply(res, v.status, 'text/plain; charset=utf-8', `refused: ${v.reason}\n`, req.method === 'HEAD');
+  return false;
+}
+
+function handle(opts: HealthServerOptions, policy: HostPolicy, req: IncomingMessage, res: ServerResponse): void {
   const path = (req.url ?? '/').split('?')[0];
   if (opts.ui && (path === opts.ui.base || path.startsWith(`${opts.ui.base}/`))) return opts.ui.handle(req, res);
+  if (!admitScraper(req, res, policy, isLoopback(opts.host), opts.tls !== undefined)) return;
   const known = path === '/healthz' || path === '/metrics';
   if (!known) return reply(res, 404, 'text/plain; charset=utf-8', 'not found: try /healthz or /metrics\n', req.method === 'HEAD');
   if (req.method !== 'GET' && req.method !== 'HEAD') {
@@ -58,7 +77,9 @@ function handle(opts: HealthServerOptions, req: IncomingMessage, res: ServerResp
 }
 
 export function startHealthServer(opts: HealthServerOptions): Promise<HealthServer> {
-  const server = createServer((req, res) => handle(opts, req, res));
+  const policy = hostPolicy(opts.host);
+  const handler = (req: IncomingMessage, res: ServerResponse): void => handle(opts, policy, req, res);
+  const server = opts.tls ? createHttpsServer({ cert: opts.tls.cert, key: opts.tls.key, minVersion: 'TLSv1.2' }, handler) : createServer(handler);
   // Scrapers keep connections alive; do not let one idle socket hold a shutdown.
   server.keepAliveTimeout = 5_000;
   return new Promise((resolve, reject) => {

@@ -19,6 +19,7 @@ export function formatEntry(e: EntityDiff): string {
 export function formatDiff(r: DiffReport): string {
   const against = r.against === 'live' ? 'the live service' : `snapshot ${r.against}`;
   const lines = [`snapshot ${r.snapshot} vs ${against}: ${r.differences === 0 ? 'no differences' : `${r.differences} difference(s)`}`];
+  if (r.pairing) lines.push(`  (${r.pairing})`);
   for (const m of r.modules) {
     if (!m.entries.length && !m.notes.length) continue;
     const copy = m.otherModuleId !== m.moduleId ? ` → restored as ${m.otherModuleId}` : '';

@@ -10,6 +10,7 @@ import { WbsyncError } from '../domain/errors.js';
 import type { StateReader, Store } from '../store/port.js';
 import { canon, diffModuleTrees, type DiffOptions, type EntityDiff, type ModuleDiff } from './diff.js';
 import { filterEntries, type DiffSelection } from './diff-filter.js';
+import { pairRestoredModule } from './diff-pairing.js';
 import { restoredIdMap, restoredModules, rolledBackIdMap } from './journal.js';
 import { columnIdsOf, type RollbackKind } from './rollback-selection.js';
 import { readGrantsLive, treeFromLive, treeFromState, type ModuleTree } from './tree.js';
@@ -39,6 +40,8 @@ export interface DiffReport {
   modules: ModuleDiff[];
   workspaces: WorkspaceDiff[];
   differences: number;
+  /** How --module was paired through the restore journal (a restored module), when it was. */
+  pairing?: string;
 }
 
 interface Sides {
@@ -104,11 +107,20 @@ function selectionOf(s: NonNullable<DiffScopeOptions['selection']>, a: ModuleTre
 
 export async function runDiff(deps: { client?: ServiceClient; store: Store }, opts: DiffScopeOptions): Promise<DiffReport> {
   const { store } = deps;
-  const snapshot = opts.snapshotId ?? store.latestCompleteSnapshot();
+  let snapshot = opts.snapshotId ?? store.latestCompleteSnapshot();
   if (snapshot === null || snapshot === undefined) throw new WbsyncError('usage', 'no complete snapshot to compare', { hint: "run 'wbsync sync' first" });
-  const aState = store.stateAt(snapshot);
+  let aState = store.stateAt(snapshot);
   if (!aState) throw new WbsyncError('usage', `snapshot ${snapshot} does not exist or is not complete`);
   const against = opts.against ?? 'live';
+  let pairing: string | undefined;
+  if (opts.moduleId && !opts.restoredAs && !aState.module(opts.moduleId)) {
+    // a restored module (or a restore's copy): paired with the snapshot it came from
+    const p = pairRestoredModule(store, opts.moduleId, { asked: opts.snapshotId, snapshot, live: against === 'live' });
+    opts = { ...opts, moduleId: p.moduleId, ...(p.restoredAs ? { restoredAs: p.restoredAs } : {}) };
+    snapshot = p.snapshot;
+    aState = store.stateAt(snapshot)!;
+    pairing = p.note;
+  }
   const a = offline(aState);
   let b: Sides;
   if (against === 'live') {
@@ -123,7 +135,7 @@ export async function runDiff(deps: { client?: ServiceClient; store: Store }, op
   const restored = isLive ? restoredModules(store.db) : new Map();
   const base: DiffOptions = { matchBy: 'id', bHidesArchived: isLive };
 
-  const report: DiffReport = { snapshot, against, modules: [], workspaces: [], differences: 0 };
+  const report: DiffReport = { snapshot, against, modules: [], workspaces: [], differences: 0, ...(pairing ? { pairing } : {}) };
   const modulesOfA = opts.moduleId ? [aState.module(opts.moduleId)].filter((m): m is Module => m !== null) : null;
   if (opts.moduleId && !modulesOfA?.length) throw new WbsyncError('usage', `snapshot ${snapshot} does not hold module ${opts.moduleId}`);
 

@@ -265,3 +265,34 @@ export function restoredIdMap(db: Database.Database, liveModuleIds: ReadonlySet<
   }
   return out;
 }
+
+/** A module wbsync restored: the source (as of the run's snapshot) and the copy it made. */
+export interface ModuleRestorePair {
+  runId: number;
+  runKind: 'module' | 'workspace';
+  snapshotId: number;
+  oldModuleId: string;
+  newModuleId: string;
+  finishedAt: string | null;
+}
+
+/** Every module a complete module or workspace restore created, newest run first. */
+export function moduleRestorePairs(db: Database.Database): ModuleRestorePair[] {
+  const rows = db
+    .prepare(
+      `SELECT r.id, r.kind, r.snapshot_id, i.old_id, i.new_id, r.finished_at FROM restore_ids i JOIN restore_runs r ON r.id = i.run_id
+        WHERE i.kind = 'module' AND i.new_id IS NOT NULL AND r.status = 'complete' AND r.kind IN ('module', 'workspace') ORDER BY r.id DESC`,
+    )
+    .all() as { id: number; kind: 'module' | 'workspace'; snapshot_id: number; old_id: string; new_id: string; finished_at: string | null }[];
+  return rows.map((r) => ({ runId: r.id, runKind: r.kind, snapshotId: r.snapshot_id, oldModuleId: r.old_id, newModuleId: r.new_id, finishedAt: r.finished_at }));
+}
+
+/** The restore that made module `moduleId` (it is a copy), or null. */
+export function restoredFrom(db: Database.Database, moduleId: string): ModuleRestorePair | null {
+  return moduleRestorePairs(db).find((p) => p.newModuleId === moduleId) ?? null;
+}
+
+/** The copies restores made of module `moduleId`, newest first. */
+export function restoredAs(db: Database.Database, moduleId: string): ModuleRestorePair[] {
+  return moduleRestorePairs(db).filter((p) => p.oldModuleId === moduleId);
+}

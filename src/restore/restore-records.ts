@@ -16,6 +16,7 @@ import { targetModules } from './remap.js';
 import { summarisePlan, type NotRestored, type Phase, type PlanSummary, type RestorePlan } from './plan-steps.js';
 import { chooseSnapshot, refuse } from './restore-module.js';
 import { erasureView, withoutErasedAuthors } from './tree.js';
+import { commandLine } from '../domain/shell-command.js';
 
 export interface RestoreRecordsOptions {
   recordIds: string[];
@@ -62,7 +63,7 @@ export async function restoreRecords(deps: { client: ServiceClient; store: Store
   const stats0 = client.stats().requests;
   // what the erasure ledger took is in no snapshot: listed as such, the rest restored
   const erased = new Map(erasedRecords(store.db).map((x) => [x.id, x]));
-  const skipped: NotRestored[] = opts.recordIds.filter((id) => erased.has(id)).map((id) => ({ entity: 'record', id, label: '[erased]', reason: `erased on ${erased.get(id)!.erasedAt} (wbsync erase ${erased.get(id)!.erasure}): not in any snapshot, not restored` }));
+  const skipped: NotRestored[] = opts.recordIds.filter((id) => erased.has(id)).map((id) => ({ entity: 'record', id, label: '[erased]', reason: `erased on ${erased.get(id)!.erasedAt} (by ${erased.get(id)!.erasure}): not in any snapshot, not restored` }));
   const ids = [...new Set(opts.recordIds)].filter((id) => !erased.has(id));
   if (ids.length === 0) throw refuse(`record(s) ${opts.recordIds.join(', ')} were erased (wbsync erase): nothing to restore`, 'the erasure ledger lists them: wbsync erase --lift ID lets a later sync store them again');
   const snapshots = ids.map((id) => chooseSnapshot(store, 'record', id, opts.snapshotId));
@@ -75,7 +76,7 @@ export async function restoreRecords(deps: { client: ServiceClient; store: Store
   if (recs.some((r) => r.rec.moduleId !== moduleId)) throw refuse('the records belong to different modules', 'restore the records of one module at a time');
   const liveModules = await client.listModules(workspaceId);
   if (!liveModules.some((m) => m.id === moduleId)) {
-    throw refuse(`module ${moduleId} of these records is gone`, `restore the module first: wbsync restore module ${moduleId}`);
+    throw refuse(`module ${moduleId} of these records is gone`, `restore the module first: ${commandLine(['wbsync', 'restore', 'module', moduleId])}`);
   }
   const liveCollections = new Set((await client.listCollections(moduleId)).map((c) => c.id));
   if (opts.collectionId && !liveCollections.has(opts.collectionId)) throw refuse(`collection ${opts.collectionId} is not a live collection of module ${moduleId}`);

@@ -89,7 +89,7 @@ export async function restoreWorkspace(deps: RestoreDeps, opts: RestoreWorkspace
   });
   // modules the erasure ledger took whole are in no tree: listed here (records and persons by the trees)
   for (const x of erasedIn(store.db, { workspaceId: ws.id })) {
-    if (x.kind === 'module') plan.notRestored.push({ entity: 'module', id: x.id, label: '[erased]', reason: `erased on ${x.erasedAt} (wbsync erase ${x.erasure}): not in any snapshot, not restored` });
+    if (x.kind === 'module') plan.notRestored.push({ entity: 'module', id: x.id, label: '[erased]', reason: `erased on ${x.erasedAt} (by ${x.erasure}): not in any snapshot, not restored` });
   }
   const base = { sourceWorkspaceId: ws.id, name, snapshot, dryRun: opts.dryRun === true, members: { ...plan.members, refused: 0 }, automations: plan.automations, counts: plan.counts };
   const outcome = (journal: RunJournal | null): RestoreWorkspaceResult['modules'] => plan.modules.map((m) => ({ ...m, moduleId: journal?.newId(m.sourceModuleId) ?? null }));

@@ -13,6 +13,7 @@ import { remappable, remappableCell } from './remap.js';
 import type { FieldChange, RollbackSelection } from './rollback-selection.js';
 import { pinnedVerdict } from './rollback-damage.js';
 import type { ModuleTree } from './tree.js';
+import { commandLine } from '../domain/shell-command.js';
 
 export { ROLLBACK_KINDS, type FieldChange, type RollbackKind, type RollbackSelection, type Touched } from './rollback-selection.js';
 
@@ -45,10 +46,13 @@ export interface RollbackPlan {
 
 type Verdict = 'same' | 'restore' | 'conflict';
 
+/** A value canon() writes as itself: compared with === (canon is a JSON.stringify per call). */
+const plain = (v: unknown): boolean => v === null || v === undefined || typeof v === 'string' || typeof v === 'boolean' || (typeof v === 'number' && Number.isFinite(v));
+const sameValue = (a: unknown, b: unknown): boolean => (plain(a) && plain(b) ? (a ?? null) === (b ?? null) : canon(a ?? null) === canon(b ?? null));
+
 function threeWay(base: unknown, after: unknown, live: unknown): Verdict {
-  const l = canon(live ?? null);
-  if (l === canon(base ?? null)) return 'same';
-  return l === canon(after ?? null) ? 'restore' : 'conflict';
+  if (sameValue(live, base)) return 'same';
+  return sameValue(live, after) ? 'restore' : 'conflict';
 }
 
 const byId = <T extends { id: string }>(list: readonly T[]): Map<string, T> => new Map(list.map((x) => [x.id, x]));
@@ -84,7 +88,7 @@ export function planRollback(input: RollbackInput): RollbackPlan {
     const v = pinnedVerdict(threeWay(change.base, change.after, change.live), change.later);
     if (v === 'same') return false;
     if (v === 'conflict') {
-      if (canon(change.after ?? null) === canon(change.base ?? null)) change.unseen = true;
+      if (sameValue(change.after, change.base)) change.unseen = true;
       conflicts.push(change);
       if (!force) return false;
     }
@@ -189,7 +193,7 @@ export function planRollback(input: RollbackInput): RollbackPlan {
     if (!recordSelected(r.id) && !movedOut) continue;
     if (withCollection.has(r.id)) continue;
     if (!now) {
-      notRestored.push({ entity: r.parentRecordId ? 'subrecord' : 'record', id: r.id, label: recordLabel(r), reason: `deleted since the snapshot: bring it back with 'wbsync restore records ${r.id}'` });
+      notRestored.push({ entity: r.parentRecordId ? 'subrecord' : 'record', id: r.id, label: recordLabel(r), reason: `deleted since the snapshot: bring it back with ${commandLine(['wbsync', 'restore', 'records', r.id])}` });
       continue;
     }
     const was = afterRecords.get(r.id);

@@ -17,6 +17,7 @@ import { planRollback } from './rollback-plan.js';
 import { feedVerdicts, mergeTouched, touchedByPin, type DamagePin } from './rollback-damage.js';
 import { ROLLBACK_KINDS, checkKinds, columnIdsOf, type FieldChange, type RollbackKind, type RollbackSelection, type Touched } from './rollback-selection.js';
 import { treeFromLive, treeFromState, type ModuleTree } from './tree.js';
+import { commandLine } from '../domain/shell-command.js';
 
 export interface RollbackOptions extends RunControls {
   moduleId: string;
@@ -222,7 +223,7 @@ export async function rollback(deps: RestoreDeps, opts: RollbackOptions): Promis
   const base = treeFromState(baseState, opts.moduleId, store.db)!;
   const ws = base.module.workspaceId;
   const liveModule = (await client.listModules(ws)).find((m) => m.id === opts.moduleId);
-  if (!liveModule) throw refuse(`module ${opts.moduleId} (${base.module.name}) is gone`, `rollback works in place on a live module: bring it back with 'wbsync restore module ${opts.moduleId}'`);
+  if (!liveModule) throw refuse(`module ${opts.moduleId} (${base.module.name}) is gone`, `rollback works in place on a live module: bring it back with ${commandLine(['wbsync', 'restore', 'module', opts.moduleId])}`);
   const afterId = opts.pin ? opts.pin.afterSnapshot : pickAfter(deps, chosen.id, opts.moduleId, opts.changedBetween);
   const latestState = store.stateAt()!;
   const after = { ...(treeFromState(store.stateAt(afterId)!, opts.moduleId) ?? base) };

@@ -10,6 +10,7 @@ import { erasedIn, erasedSet } from '../store/erasure-ledger.js';
 import type { StateReader } from '../store/port.js';
 import { crawlModule } from '../sync/module-crawl.js';
 import type { NotRestored } from './plan-steps.js';
+import { commandLine } from '../domain/shell-command.js';
 
 export interface ModuleTree {
   module: Module;
@@ -46,7 +47,7 @@ export function withoutErasedAuthors(amendments: Amendment[], users: ReadonlySet
     return p;
   };
   const kept = amendments.filter((a) => !gone.has(a.id)).map((a) => (a.parentId !== null && gone.has(a.parentId) ? { ...a, parentId: up(a.parentId) } : a));
-  const skipped = [...gone.values()].map((a) => ({ entity: 'amendment', id: a.id, label: '[erased]', reason: `by a person erased on ${erasedAt(a.userId!)} (wbsync erase user ${a.userId}): not restored; replies to it are kept` }));
+  const skipped = [...gone.values()].map((a) => ({ entity: 'amendment', id: a.id, label: '[erased]', reason: `by a person erased on ${erasedAt(a.userId!)} (by ${commandLine(['wbsync', 'erase', '--user', a.userId!])}): not restored; replies to it are kept` }));
   return { kept, skipped };
 }
 
@@ -60,7 +61,7 @@ export function erasureView(db: Database.Database | undefined, moduleIds: string
     erasedAt: (u) => at.get(u) ?? '?',
     listed: skips
       .filter((x) => x.kind !== 'user')
-      .map((x) => ({ entity: x.kind, id: x.id, label: '[erased]', reason: `erased on ${x.erasedAt} (wbsync erase ${x.erasure}): not in any snapshot, not restored` })),
+      .map((x) => ({ entity: x.kind, id: x.id, label: '[erased]', reason: `erased on ${x.erasedAt} (by ${x.erasure}): not in any snapshot, not restored` })),
   };
 }
 

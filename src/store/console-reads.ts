@@ -1,7 +1,7 @@
 // What the web console reads beyond the StateReader: one page of a module's records as of a
 // snapshot (LIMIT/OFFSET over the module's versions, never the whole module), cells and
 // sub-records of just those records, the modules ever backed up (deleted ones included), the
-// modules that changed between two snapshots, full-text matches, and the file's size.
+// modules that changed between two snapshots, full-text matches (cells included), and the file's size.
 
 import { statSync } from 'node:fs';
 import type Database from 'better-sqlite3';
@@ -21,11 +21,16 @@ export interface KnownModule {
   gone: boolean;
 }
 
+/** Words the full-text index cannot read: the caller's input, not a fault of the database. */
+export class SearchTextError extends Error {}
+
 export interface SearchHit {
-  kind: 'record' | 'amendment';
+  kind: 'record' | 'amendment' | 'cell';
   entityId: string;
   recordId: string;
   moduleId: string | null;
+  /** A cell's column. */
+  columnId: string | null;
   /** The matching text (plain: the caller escapes it). */
   text: string;
 }
@@ -166,19 +171,27 @@ export class ConsoleReads {
     return [...new Set(ids)].flatMap((id) => (s.all({ id, n }) as unknown[][]).map((row) => fromRow<Cell>(spec, row)));
   }
 
-  /** Full-text matches in the index (the newest version of live records and amendments). */
+  /**
+   * Full-text matches in the index (the newest version of live records, amendments and cells). What
+   * a person types is never FTS syntax: every word is a quoted FTS5 string. Text the index cannot
+   * read (a NUL, say) is a SearchTextError, never an SQLite error.
+   */
   search(text: string, limit: number): SearchHit[] {
-    // every word a quoted FTS5 string: what a person types is never FTS syntax
+    if (/[\u0000-\u0008\u000b\u000c\u000e-\u001f\u007f]/.test(text)) throw new SearchTextError('the words contain a control character (such as %00): type letters, digits and punctuation only');
     const words = text.split(/\s+/).filter(Boolean).slice(0, 12).map((w) => `"${w.replace(/"/g, '""')}"`);
     if (!words.length) return [];
-    const rows = this.stmt(`SELECT kind, entity_id, record_id, module_id, text FROM search WHERE search MATCH @q ORDER BY rank LIMIT @limit`).all({ q: words.join(' '), limit }) as {
-      kind: 'record' | 'amendment';
-      entity_id: string;
-      record_id: string;
-      module_id: string | null;
-      text: string;
-    }[];
-    return rows.map((r) => ({ kind: r.kind, entityId: r.entity_id, recordId: r.record_id, moduleId: r.module_id, text: r.text }));
+    let rows: { kind: SearchHit['kind']; entity_id: string; record_id: string; module_id: string | null; column_id: string | null; text: string }[];
+    try {
+      rows = this.stmt(
+        `SELECT s.kind, s.entity_id, s.record_id, coalesce(s.module_id, (SELECT r.module_id FROM record_versions r WHERE r.id = s.record_id AND r.valid_to IS NULL)) AS module_id,
+           CASE s.kind WHEN 'cell' THEN (SELECT c.column_id FROM cell_versions c WHERE c.id = s.entity_id AND c.valid_to IS NULL) END AS column_id, s.text
+         FROM (SELECT kind, entity_id, record_id, module_id, text FROM search WHERE search MATCH @q ORDER BY rank LIMIT @limit) s`,
+      ).all({ q: words.join(' '), limit }) as typeof rows;
+    } catch (e) {
+      if (e instanceof Error && (e as { code?: unknown }).code === 'SQLITE_ERROR') throw new SearchTextError(`the search could not read these words (${e.message})`);
+      throw e;
+    }
+    return rows.map((r) => ({ kind: r.kind, entityId: r.entity_id, recordId: r.record_id, moduleId: r.module_id, columnId: r.column_id, text: r.text }));
   }
 
   /** Open alert episodes (alert_state): what the daemon has announced or counts towards announcing. */

@@ -4,6 +4,7 @@
 // (wbsync erase --lift) stays as the record of what was done but no longer filters anything.
 import type Database from 'better-sqlite3';
 import type { ErasedSet } from './erasure-filter.js';
+import { commandLine } from '../domain/shell-command.js';
 
 export type ErasureKind = 'user' | 'record' | 'module';
 
@@ -30,7 +31,7 @@ export interface ErasedSkip {
   kind: ErasureKind | 'amendment';
   id: string;
   erasedAt: string;
-  /** the ledger entry's target when it is not the entity itself (a sub-record's record) */
+  /** the command that made the erasure (its target may be another entity: a sub-record's record) */
   erasure: string;
 }
 
@@ -135,10 +136,10 @@ export function erasedIn(db: Database.Database, scope: { moduleIds?: string[]; w
   const mods = scope.moduleIds ? new Set(scope.moduleIds) : null;
   for (const r of rows) {
     const inScope = (mods && r.module_id !== null && mods.has(r.module_id)) || (scope.workspaceId !== undefined && r.workspace_id === scope.workspaceId);
-    if (inScope) out.push({ kind: r.kind, id: r.entity_id, erasedAt: r.at, erasure: `${r.ekind} ${r.target}` });
+    if (inScope) out.push({ kind: r.kind, id: r.entity_id, erasedAt: r.at, erasure: commandLine(['wbsync', 'erase', `--${r.ekind}`, r.target]) });
   }
   for (const r of db.prepare(`SELECT entity_id, coalesce(finished_at, started_at) AS at FROM erasures WHERE kind = 'user' AND lifted_at IS NULL ORDER BY id`).all() as Array<{ entity_id: string; at: string }>) {
-    out.push({ kind: 'user', id: r.entity_id, erasedAt: r.at, erasure: `user ${r.entity_id}` });
+    out.push({ kind: 'user', id: r.entity_id, erasedAt: r.at, erasure: commandLine(['wbsync', 'erase', '--user', r.entity_id]) });
   }
   return out;
 }
@@ -148,5 +149,5 @@ export function erasedRecords(db: Database.Database): ErasedSkip[] {
   if (!hasLedger(db)) return [];
   return (db.prepare(`SELECT x.entity_id, e.kind AS ekind, e.entity_id AS target, coalesce(e.finished_at, e.started_at) AS at
     FROM erased_ids x JOIN erasures e ON e.id = x.erasure_id WHERE e.lifted_at IS NULL AND x.kind = 'record'`).all() as Array<{ entity_id: string; ekind: string; target: string; at: string }>)
-    .map((r) => ({ kind: 'record' as const, id: r.entity_id, erasedAt: r.at, erasure: `${r.ekind} ${r.target}` }));
+    .map((r) => ({ kind: 'record' as const, id: r.entity_id, erasedAt: r.at, erasure: commandLine(['wbsync', 'erase', `--${r.ekind}`, r.target]) }));
 }

@@ -7,6 +7,7 @@ import { listErasures } from './erasure-ledger.js';
 import { SEARCH_TABLE } from './fts.js';
 import type { VerifyProblem, VerifyReport } from './port.js';
 import { ownerAlive } from './snapshots.js';
+import { commandLine } from '../domain/shell-command.js';
 
 type Check = (db: Database.Database, problems: VerifyProblem[], warnings: VerifyProblem[]) => void;
 
@@ -103,7 +104,7 @@ function runningSnapshots(db: Database.Database, problems: VerifyProblem[], warn
  * but erased bytes may remain in free space or the WAL until `wbsync erase` runs again. */
 function erasures(db: Database.Database, _problems: VerifyProblem[], warnings: VerifyProblem[]): void {
   for (const e of listErasures(db)) {
-    if (e.status === 'running' && e.liftedAt === null) warnings.push({ check: 'erasures', message: `the erasure of ${e.kind} ${e.entityId} (started ${e.startedAt}) is unfinished: run \`wbsync erase --${e.kind} ${e.entityId}\` again to finish it` });
+    if (e.status === 'running' && e.liftedAt === null) warnings.push({ check: 'erasures', message: `the erasure of ${e.kind} ${e.entityId} (started ${e.startedAt}) is unfinished: run ${commandLine(['wbsync', 'erase', `--${e.kind}`, e.entityId])} again to finish it` });
   }
 }
 

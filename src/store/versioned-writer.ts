@@ -77,11 +77,15 @@ export class VersionedWriter {
       s.rewrite.run(...row, hash, cur.vid);
       vid = cur.vid;
     } else {
-      if (cur) s.close.run(snapshotId, cur.vid);
+      if (cur) {
+        s.close.run(snapshotId, cur.vid);
+        // the closed version leaves the index (its text must not match any more)
+        if (isSearchable(kind)) this.search.remove(kind, cur.vid);
+      }
       vid = Number(s.insert.run(...row, hash, snapshotId).lastInsertRowid);
       tally.written[kind] = (tally.written[kind] ?? 0) + 1;
     }
-    if (isSearchable(kind)) this.search.put(kind, vid, entity as Record<string, unknown>);
+    if (isSearchable(kind)) this.search.put(kind, vid, entity as Record<string, unknown>, cur?.valid_from !== snapshotId);
   }
 
   /**

@@ -19,7 +19,9 @@ import { recordPage } from './pages/record.js';
 import { recoverPage } from './pages/recover.js';
 import { searchPage } from './pages/search.js';
 import { snapshotsPage } from './pages/snapshots.js';
-import { SECURITY_HEADERS, isAuthorised, sameSecret, sessionCookie } from './security.js';
+import { hostPolicy, judgeRequest } from './request-guard.js';
+import { SECURITY_HEADERS } from './security.js';
+import { createDoor, loginPage, signOutForm } from './sign-in.js';
 import { CONSOLE_CSS } from './styles.js';
 
 export interface ConsoleOptions {
@@ -32,12 +34,18 @@ export interface ConsoleOptions {
   now?: () => Date;
   schedule: ScheduleView;
   live?: () => LiveStatus | null;
+  /** The address the listener binds (its Host names are accepted, beside loopback and ui.hosts). */
+  listenHost: string;
+  /** Served over HTTPS (ui.tls): the session cookie is Secure, a port-less Host means 443. */
+  tls?: boolean;
 }
 
 export interface WebConsole {
   base: string;
   /** Handles a request whose path is under `base`. */
   handle(req: IncomingMessage, res: ServerResponse): void;
+  /** Refuses (and answers) a request naming a foreign Host or coming from another site; true when it may go on. */
+  admit(req: IncomingMessage, res: ServerResponse): boolean;
   close(): void;
 }
 
@@ -63,40 +71,15 @@ function messagePage(base: string, title: string, text: string, extra: Html | st
   return page({ base, title, section: 'none', body: html`<h1>${title}</h1><div class="card"><p class="text">${text}</p>${extra}<p><a href="${base}/">Back to the overview</a></p></div>` });
 }
 
-function loginPage(base: string, wrong: boolean): Html {
-  return page({
-    base,
-    title: 'Sign in',
-    section: 'none',
-    bare: true,
-    body: html`<div class="card login"><h1>Sign in</h1><p class="sub">This console needs the token in <span class="mono">ui.tokenFile</span>. Scripts can send it as <span class="mono">Authorization: Bearer …</span> instead.</p>
-      ${wrong ? html`<p class="notice bad">That token is not the one configured.</p>` : ''}
-      <form method="post" action="${base}/login"><p><input type="password" name="token" autocomplete="current-password" aria-label="token"></p><button type="submit">Sign in</button></form></div>`,
-  });
-}
-
-function readForm(req: IncomingMessage, limit: number): Promise<URLSearchParams> {
-  return new Promise((resolve, reject) => {
-    let size = 0;
-    const chunks: Buffer[] = [];
-    req.on('data', (c: Buffer) => {
-      size += c.length;
-      if (size > limit) {
-        reject(new BadRequest('form too large'));
-        req.destroy();
-      } else chunks.push(c);
-    });
-    req.on('end', () => resolve(new URLSearchParams(Buffer.concat(chunks).toString('utf8'))));
-    req.on('error', reject);
-  });
-}
-
 export function createConsole(opts: ConsoleOptions): WebConsole {
   const base = opts.base ?? '/ui';
   const store = openStore(opts.dbPath, { readonly: true });
   const env: ConsoleEnv = { base, store, reads: new ConsoleReads(store.db, store.path), config: opts.config, now: opts.now ?? (() => new Date()), schedule: opts.schedule, live: opts.live };
   const { token, logger } = opts;
   const html200 = 'text/html; charset=utf-8';
+  const tls = opts.tls ?? false;
+  const policy = hostPolicy(opts.listenHost, opts.config.ui.hosts);
+  let lastRefusalLog = 0;
 
   const fail = (res: ServerResponse, e: unknown, head: boolean): void => {
     if (e instanceof NotFound) return send(res, 404, html200, messagePage(base, 'Not found', `Nothing here: ${e.what}.`).text, head);
@@ -105,26 +88,35 @@ export function createConsole(opts: ConsoleOptions): WebConsole {
     return send(res, 500, html200, messagePage(base, 'Something went wrong', 'The page could not be built. The details are in the log.').text, head);
   };
 
-  const login = (req: IncomingMessage, res: ServerResponse): void => {
-    if (token === null) return send(res, 303, 'text/plain; charset=utf-8', '', false, { location: `${base}/` });
-    if (req.method !== 'POST') return send(res, 200, html200, loginPage(base, false).text, req.method === 'HEAD');
-    readForm(req, 4096).then(
-      (form) => {
-        const given = form.get('token') ?? '';
-        if (!sameSecret(given.trim(), token)) {
-          logger.warn({}, 'console sign-in with a wrong token');
-          return send(res, 401, html200, loginPage(base, true).text, false);
-        }
-        send(res, 303, 'text/plain; charset=utf-8', '', false, { location: `${base}/`, 'set-cookie': sessionCookie(token, base) });
-      },
-      (e: unknown) => fail(res, e, false),
-    );
+  const door = createDoor({
+    base,
+    token,
+    sessionMs: opts.config.ui.sessionHours * 3_600_000,
+    secureCookie: tls || opts.config.ui.behindTlsProxy,
+    logger,
+    send,
+    fail: (res, e) => fail(res, e, false),
+  });
+  const signOut = token === null ? '' : signOutForm(base).text;
+
+  const admit = (req: IncomingMessage, res: ServerResponse): boolean => {
+    const v = judgeRequest(req, policy, { tls });
+    if (v.ok) return true;
+    // A rebinding page may retry in a loop: one line a minute is enough to notice it.
+    if (Date.now() - lastRefusalLog > 60_000) {
+      lastRefusalLog = Date.now();
+      logger.warn({ reason: v.reason, from: req.socket.remoteAddress }, 'console request refused (foreign host or another site; further ones this minute not logged)');
+    }
+    send(res, v.status, 'text/plain; charset=utf-8', `refused: ${v.reason}. The console answers only to its own address (loopback, its listen address, ui.hosts) and to its own pages.\n`, req.method === 'HEAD');
+    return false;
   };
 
   return {
     base,
+    admit,
     handle(req, res) {
       const head = req.method === 'HEAD';
+      if (!admit(req, res)) return;
       let url: URL;
       try {
         url = new URL(req.url ?? '/', 'http://console.invalid');
@@ -138,12 +130,17 @@ export function createConsole(opts: ConsoleOptions): WebConsole {
         if (req.method !== 'GET' && !head) return send(res, 405, 'text/plain; charset=utf-8', 'method not allowed\n', false, { allow: 'GET, HEAD' });
         return send(res, 200, 'text/css; charset=utf-8', CONSOLE_CSS, head, { 'cache-control': 'public, max-age=3600' });
       }
-      if (path === '/login') return login(req, res);
+      if (path === '/login') return door.login(req, res);
+      if (path === '/logout') return door.logout(req, res);
       if (req.method !== 'GET' && !head) return send(res, 405, 'text/plain; charset=utf-8', 'method not allowed: the console is read-only\n', false, { allow: 'GET, HEAD' });
-      if (!isAuthorised(req, token)) {
+      const verdict = door.authorise(req);
+      if (typeof verdict === 'object') {
+        return send(res, 429, 'text/plain; charset=utf-8', `too many wrong tokens from this address: try again in ${verdict.retryAfter} s\n`, head, { 'retry-after': String(verdict.retryAfter) });
+      }
+      if (verdict === 'no') {
         const wantsHtml = (req.headers.accept ?? '').includes('text/html');
         return wantsHtml
-          ? send(res, 401, html200, loginPage(base, false).text, head, { 'www-authenticate': 'Bearer realm="wbsync console"' })
+          ? send(res, 401, html200, loginPage(base, null).text, head, { 'www-authenticate': 'Bearer realm="wbsync console"' })
           : send(res, 401, 'text/plain; charset=utf-8', 'unauthorised: send Authorization: Bearer <the token in ui.tokenFile>\n', head, { 'www-authenticate': 'Bearer realm="wbsync console"' });
       }
       for (const [re, route] of ROUTES) {
@@ -159,7 +156,7 @@ export function createConsole(opts: ConsoleOptions): WebConsole {
             }
           }
           const r = route(env, url.searchParams, id);
-          return send(res, r.status, html200, r.body.text, head);
+          return send(res, r.status, html200, signOut ? r.body.text.replace('</header>', `${signOut}</header>`) : r.body.text, head);
         } catch (e) {
           return fail(res, e, head);
         }

@@ -17,9 +17,14 @@ describe('html templates', () => {
     expect(html`${trusted('<br>')}`.text).toBe('<br>');
   });
 
-  it('shows control characters as U+FFFD and keeps RTL marks as text', () => {
+  it('shows control characters as U+FFFD, bidi overrides and isolates as their code, right-to-left text as typed', () => {
     expect(escapeHtml('a\u0000b\u0007c\nd')).toBe('a\uFFFDb\uFFFDc\nd');
-    expect(escapeHtml('\u202Eevil\u202C')).toBe('\u202Eevil\u202C');
+    expect(escapeHtml('\u202Eevil\u202C')).toBe('⟨U+202E⟩evil⟨U+202C⟩');
+    expect(escapeHtml('invoice\u202Egpj.exe')).toBe('invoice⟨U+202E⟩gpj.exe');
+    expect(escapeHtml('\u2066a\u2067b\u2068c\u2069\u202A\u202B\u202D')).not.toMatch(/[\u202A-\u202E\u2066-\u2069]/);
+    expect(escapeHtml('مرحبا שלום \u200F')).toBe('مرحبا שלום \u200F');
+    // in attribute values (titles, option values) too
+    expect(html`<option value="${'x\u202Ey'}">${'x\u202Ey'}</option>`.text).toBe('<option value="x⟨U+202E⟩y">x⟨U+202E⟩y</option>');
   });
 
   it('clips by characters, not UTF-16 units', () => {

@@ -2,6 +2,10 @@
 // unless it is already Html (a fragment built the same way), so a string from the service cannot
 // become markup. Attribute values are quoted by the templates, and quotes are escaped here too.
 
+import { showBidiControls } from '../domain/display-text.js';
+
+export { showBidiControls };
+
 export class Html {
   constructor(readonly text: string) {}
   toString(): string {
@@ -13,9 +17,9 @@ export type Renderable = Html | string | number | boolean | null | undefined | r
 
 const ENTITIES: Record<string, string> = { '&': '&amp;', '<': '&lt;', '>': '&gt;', '"': '&quot;', "'": '&#39;', '`': '&#96;' };
 
-/** Text as HTML text or a quoted attribute value. NUL and other C0 controls (bar tab and newlines) show as U+FFFD. */
+/** Text as HTML text or a quoted attribute value. NUL and other C0 controls (bar tab and newlines) show as U+FFFD; bidi controls as their code. */
 export function escapeHtml(s: string): string {
-  return s.replace(/[&<>"'`]/g, (c) => ENTITIES[c]!).replace(/[\u0000-\u0008\u000B\u000C\u000E-\u001F\u007F]/g, '\uFFFD');
+  return showBidiControls(s.replace(/[&<>"'`]/g, (c) => ENTITIES[c]!).replace(/[\u0000-\u0008\u000B\u000C\u000E-\u001F\u007F]/g, '\uFFFD'));
 }
 
 function render(v: Renderable): string {

@@ -1,14 +1,15 @@
-// Who may see the console: loopback only unless ui.tokenFile is set; with a token, a request must
-// carry `Authorization: Bearer <token>` or the session cookie the login form sets. Comparisons are
-// constant-time over SHA-256 digests (equal lengths whatever was sent). Headers every reply carries.
+// Who may see the console: loopback only unless ui.tokenFile is set; beyond loopback also only over
+// TLS (ui.tls.certFile/keyFile) or behind a TLS-terminating proxy (ui.behindTlsProxy). With a token,
+// a request must carry `Authorization: Bearer <token>` or a live session cookie (src/ui/sessions.ts).
+// Comparisons are constant-time over SHA-256 digests. Headers every reply carries. Which Host and
+// Origin a request may name is src/ui/request-guard.ts.
 
-import { createHash, createHmac, timingSafeEqual } from 'node:crypto';
+import { createHash, timingSafeEqual } from 'node:crypto';
 import { readFileSync } from 'node:fs';
 import { isIP } from 'node:net';
-import type { IncomingMessage } from 'node:http';
 import { WbsyncError } from '../domain/errors.js';
 
-export const SESSION_COOKIE = 'wbsync_ui';
+export { secretFileWarning } from '../config/secret-file.js';
 
 /** No script at all, styles from our own file, no framing, forms post only to us. */
 export const SECURITY_HEADERS: Record<string, string> = {
@@ -29,16 +30,45 @@ export function isLoopback(host: string): boolean {
   return false;
 }
 
-/** Refuses (exit 2) a listener beyond loopback without a token. */
-export function checkListen(host: string, tokenFile: string | undefined, where: string): void {
-  if (tokenFile === undefined && !isLoopback(host)) {
+/** What the console's listener is given by the configuration. */
+export interface ListenSecurity {
+  tokenFile?: string | undefined;
+  tls?: { certFile: string; keyFile: string } | undefined;
+  behindTlsProxy?: boolean;
+}
+
+/**
+ * Refuses (exit 2) a listener beyond loopback without a token, or without TLS when no
+ * TLS-terminating proxy is declared: the token and the session cookie would travel in clear.
+ */
+export function checkListen(host: string, ui: ListenSecurity, where: string): void {
+  if (isLoopback(host)) return;
+  if (ui.tokenFile === undefined) {
     throw new WbsyncError('config', `${where}: the web console would listen on ${host}, beyond loopback, without ui.tokenFile`, {
       hint: 'listen on 127.0.0.1 (the default), or set ui.tokenFile to a file holding a long random token (e.g. `openssl rand -hex 32 > ui.token; chmod 600 ui.token`)',
     });
   }
+  if (ui.tls === undefined && ui.behindTlsProxy !== true) {
+    throw new WbsyncError('config', `${where}: the web console would listen on ${host}, beyond loopback, over plain HTTP (the token and the session cookie would travel in clear)`, {
+      hint: 'set ui.tls.certFile and ui.tls.keyFile (a certificate and its key), or put a TLS-terminating proxy in front and set ui.behindTlsProxy: true (see docs/security.md)',
+    });
+  }
 }
 
-/** The token in ui.tokenFile (trimmed); a missing or empty file is a configuration error. */
+/** Bits of a token by the spread of its characters (Shannon entropy × length): repeats and tiny alphabets score low. */
+export function tokenBits(token: string): number {
+  const chars = [...token];
+  const counts = new Map<string, number>();
+  for (const c of chars) counts.set(c, (counts.get(c) ?? 0) + 1);
+  let perChar = 0;
+  for (const n of counts.values()) perChar -= (n / chars.length) * Math.log2(n / chars.length);
+  return perChar * chars.length;
+}
+
+/** Fewest estimated bits a token must carry: `openssl rand -hex 16` gives ~110, `-hex 32` ~240. */
+export const MIN_TOKEN_BITS = 64;
+
+/** The token in ui.tokenFile (trimmed); a missing, empty, short or guessable token is a configuration error. */
 export function readToken(tokenFile: string): string {
   let text: string;
   try {
@@ -47,7 +77,12 @@ export function readToken(tokenFile: string): string {
     throw new WbsyncError('config', `ui.tokenFile: cannot read ${tokenFile} (${(e as NodeJS.ErrnoException).code ?? 'error'})`, { hint: 'create it with a long random token, mode 0600' });
   }
   const token = text.trim();
-  if (token.length < 16) throw new WbsyncError('config', `ui.tokenFile: ${tokenFile} holds ${token.length ? 'a token shorter than 16 characters' : 'no token'}`, { hint: 'put a long random token in it, e.g. `openssl rand -hex 32`' });
+  const hint = 'put a long random token in it, e.g. `openssl rand -hex 32 > ui.token; chmod 600 ui.token`';
+  if (token.length < 16) throw new WbsyncError('config', `ui.tokenFile: ${tokenFile} holds ${token.length ? 'a token shorter than 16 characters' : 'no token'}`, { hint });
+  const bits = tokenBits(token);
+  if (bits < MIN_TOKEN_BITS || new Set(token).size < 6) {
+    throw new WbsyncError('config', `ui.tokenFile: ${tokenFile} holds a guessable token (about ${Math.floor(bits)} bits; at least ${MIN_TOKEN_BITS} wanted: too few different characters)`, { hint });
+  }
   return token;
 }
 
@@ -57,28 +92,16 @@ export function sameSecret(given: string, expected: string): boolean {
   return timingSafeEqual(digest(given), digest(expected));
 }
 
-/** The cookie value a login sets: derived from the token, so the token itself never sits in a cookie. */
-export function sessionValue(token: string): string {
-  return createHmac('sha256', token).update('wbsync-ui-session-v1').digest('hex');
-}
-
-function cookieOf(req: IncomingMessage, name: string): string | undefined {
-  for (const part of (req.headers.cookie ?? '').split(';')) {
+/** A cookie's value from the Cookie header. */
+export function cookieOf(header: string | undefined, name: string): string | undefined {
+  for (const part of (header ?? '').split(';')) {
     const i = part.indexOf('=');
     if (i > 0 && part.slice(0, i).trim() === name) return part.slice(i + 1).trim();
   }
   return undefined;
 }
 
-/** True when no token is configured, or the request carries it (bearer) or the session cookie. */
-export function isAuthorised(req: IncomingMessage, token: string | null): boolean {
-  if (token === null) return true;
-  const auth = req.headers.authorization;
-  if (typeof auth === 'string' && /^Bearer\s+/i.test(auth)) return sameSecret(auth.replace(/^Bearer\s+/i, '').trim(), token);
-  const cookie = cookieOf(req, SESSION_COOKIE);
-  return cookie !== undefined && sameSecret(cookie, sessionValue(token));
-}
-
-export function sessionCookie(token: string, basePath: string): string {
-  return `${SESSION_COOKIE}=${sessionValue(token)}; Path=${basePath}/; HttpOnly; SameSite=Strict; Max-Age=43200`;
+/** The bearer token of an Authorization header, if it carries one. */
+export function bearerOf(header: string | undefined): string | undefined {
+  return typeof header === 'string' && /^Bearer\s+/i.test(header) ? header.replace(/^Bearer\s+/i, '').trim() : undefined;
 }

@@ -63,4 +63,7 @@ pre.command { background:#1d2433; color:#e8ecf5; padding:14px 16px; border-radiu
 .legend .b { background:#6d92ff; } .legend .f { background:#e06c5f; } .legend .l { background:#17804a; }
 .two { display:grid; grid-template-columns: 1fr 1fr; gap:14px; } @media (max-width: 900px) { .two { grid-template-columns: 1fr; } }
 .login { max-width:420px; margin:60px auto; }
+/* every string people typed sits in its own bidi isolate: a right-to-left name never reorders the text around it */
+a, b, td, .pill, .mono, .before, .after, option { unicode-bidi:isolate; }
+form.signout { margin-left:auto; } form.signout button { background:transparent; border:1px solid #56607a; padding:4px 10px; }
 `;

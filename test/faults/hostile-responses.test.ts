@@ -127,7 +127,9 @@ describe.each(['spec', 'observed'] as Dialect[])('hostile responses (%s dialect)
     expect(isWbsyncError(err), String(err)).toBe(true);
     expect((err as WbsyncError).code).toBe('bad_response');
     expect((err as WbsyncError).message).toBe('GET /workspaces: response body larger than the 64-byte cap');
-    expect((err as WbsyncError).hint).toMatch(/maxBodyBytes/);
+    // the cap is no config key: the hint must not send people looking for one
+    expect((err as WbsyncError).hint).not.toMatch(/maxBodyBytes/);
+    expect((err as WbsyncError).hint).toMatch(/baseUrl/);
     expect(store.listSnapshots()).toEqual([]);
   });
 });

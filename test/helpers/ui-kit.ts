@@ -76,7 +76,7 @@ export function consoleConfig(db: string, input: Record<string, unknown> = {}): 
 /** Serves the console over `dbPath` on 127.0.0.1 (a free port); `token` turns the token on. */
 export async function serveConsole(dbPath: string, token: string | null = null, configInput: Record<string, unknown> = {}): Promise<ServedConsole> {
   const config = consoleConfig(dbPath, configInput);
-  const ui = createConsole({ dbPath, config, token, logger: createLogger({ level: 'silent' }), schedule: scheduleView(config) });
+  const ui = createConsole({ dbPath, config, token, logger: createLogger({ level: 'silent' }), schedule: scheduleView(config), listenHost: '127.0.0.1' });
   const server = await startConsoleServer('127.0.0.1', 0, ui);
   return {
     url: server.url.replace(/\/$/, ''),

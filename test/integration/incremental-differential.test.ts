@@ -14,6 +14,7 @@
 import { afterEach, describe, expect, it } from 'vitest';
 import type { Dialect, RunningEmulator } from '../../src/emulator/types.js';
 import type { Store } from '../../src/store/port.js';
+import { searchRows } from '../../src/store/fts.js';
 import { dumpOf, makeHarness, view, type Harness } from '../helpers/harness.js';
 import { VIEWS, Writer, prng, syncBoth, viewDiff } from '../helpers/random-writes.js';
 
@@ -52,6 +53,29 @@ function lostRecords(emu: RunningEmulator, store: Store): string[] {
   return out;
 }
 
+/**
+ * The full-text index (records, notes, cells) must hold exactly the current versions' text — as a
+ * rebuild would — and the incremental database's the same texts as the full one's (vids differ).
+ */
+function searchProblems(inc: Store, full: Store): string[] {
+  const out: string[] = [];
+  const texts = (s: Store): string[] => {
+    const { held, expected } = searchRows(s.db);
+    const heldKeys = held.map((r) => JSON.stringify(r));
+    const want = new Set(expected.map((r) => JSON.stringify(r)));
+    const have = new Set(heldKeys);
+    for (const k of heldKeys) if (!want.has(k)) out.push(`${s.path}: the search index holds ${k}, which is no current version`);
+    for (const k of want) if (!have.has(k)) out.push(`${s.path}: the search index lacks ${k}`);
+    return held.map((r) => `${r.kind} ${r.entity_id} ${r.record_id} ${r.module_id} ${r.text}`).sort();
+  };
+  const a = texts(inc);
+  const b = new Set(texts(full));
+  const onlyInc = a.filter((x) => !b.has(x));
+  const onlyFull = [...b].filter((x) => !a.includes(x));
+  if (onlyInc.length || onlyFull.length) out.push(`search: incremental only ${JSON.stringify(onlyInc.slice(0, 5))}, full only ${JSON.stringify(onlyFull.slice(0, 5))}`);
+  return out;
+}
+
 describe.each(['spec', 'observed'] as Dialect[])('incremental equals full after every write (%s dialect)', (dialect) => {
   let h: Harness | undefined;
   afterEach(async () => {
@@ -79,7 +103,7 @@ describe.each(['spec', 'observed'] as Dialect[])('incremental equals full after 
       } else await w.randomWrite();
       h.emu.clock.advance(1000);
       await syncBoth(h, full);
-      const problems = [...viewDiff(h.store, full.store, views), ...lostRecords(h.emu, h.store).map((p) => `incremental: ${p}`), ...lostRecords(h.emu, full.store).map((p) => `full: ${p}`)];
+      const problems = [...viewDiff(h.store, full.store, views), ...lostRecords(h.emu, h.store).map((p) => `incremental: ${p}`), ...lostRecords(h.emu, full.store).map((p) => `full: ${p}`), ...searchProblems(h.store, full.store)];
       expect(problems, `step ${step}; reproducer — ${w.reproducer(seed)}`).toEqual([]);
       agreed++;
     }

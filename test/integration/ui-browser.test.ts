@@ -173,5 +173,9 @@ describe('web console in chromium', () => {
     const cookies = await browser.cookies();
     expect(cookies.find((c) => c.name === 'wbsync_ui')?.httpOnly).toBe(true);
     expect(cookies.some((c) => c.value.includes(TOKEN))).toBe(false);
+    // the header's sign-out button ends the session on the server
+    await Promise.all([page.waitForNavigation(), page.click('form.signout button')]);
+    expect(await bodyText()).toContain('Signed out.');
+    expect((await page.goto(`${locked.url}/snapshots`))?.status()).toBe(401);
   });
 });

@@ -263,8 +263,9 @@ describe('the console token and the loopback rule', () => {
     expect(isLoopback('localhost')).toBe(true);
     expect(isLoopback('0.0.0.0')).toBe(false);
     expect(isLoopback('192.168.1.10')).toBe(false);
-    expect(() => checkListen('0.0.0.0', undefined, '--listen')).toThrow(/beyond loopback/);
-    expect(() => checkListen('0.0.0.0', '/some/file', '--listen')).not.toThrow();
+    expect(() => checkListen('0.0.0.0', { tokenFile: undefined }, '--listen')).toThrow(/beyond loopback/);
+    expect(() => checkListen('0.0.0.0', { tokenFile: '/some/file' }, '--listen')).toThrow(/over plain HTTP/);
+    expect(() => checkListen('0.0.0.0', { tokenFile: '/some/file', behindTlsProxy: true }, '--listen')).not.toThrow();
 
     let err = '';
     let out = '';
@@ -277,12 +278,20 @@ describe('the console token and the loopback rule', () => {
     expect(await runCli(['ui', '--listen', 'no-port-here', '--db', db.h.dbPath], io)).toBe(2);
     expect(err).toMatch(/--listen wants HOST:PORT/);
 
-    // with a token file it starts (and stops on the signal)
+    // with a token file but plain HTTP and no TLS proxy declared: refused too (exit 2)
     const file = writeTokenFile(db.h.dir, token);
+    const plain = `${db.h.dir}/ui-plain.json`;
+    (await import('node:fs')).writeFileSync(plain, JSON.stringify({ db: db.h.dbPath, ui: { tokenFile: file } }));
+    err = '';
+    expect(await runCli(['ui', '--listen', '0.0.0.0:0', '--config', plain], io)).toBe(2);
+    expect(err).toMatch(/over plain HTTP/);
+    expect(err).toMatch(/ui\.tls\.certFile/);
+
+    // with a token file behind a declared TLS-terminating proxy it starts (and stops on the signal)
     const ac = new AbortController();
     out = '';
     const cfg = `${db.h.dir}/ui-config.json`;
-    (await import('node:fs')).writeFileSync(cfg, JSON.stringify({ db: db.h.dbPath, ui: { tokenFile: file } }));
+    (await import('node:fs')).writeFileSync(cfg, JSON.stringify({ db: db.h.dbPath, ui: { tokenFile: file, behindTlsProxy: true } }));
     const running = runCli(['ui', '--listen', '0.0.0.0:0', '--config', cfg, '--json'], { ...io, signal: ac.signal });
     for (let i = 0; i < 100 && !out.includes('"url"'); i++) await new Promise((r) => setTimeout(r, 50));
     const doc = JSON.parse(out) as { url: string; tokenRequired: boolean };

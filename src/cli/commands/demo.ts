@@ -15,6 +15,7 @@ import { openStore } from '../../store/index.js';
 import { runPass } from '../../sync/pass.js';
 import type { Command } from '../command.js';
 import { REPORTING_QUERIES } from '../reporting-queries.js';
+import { commandLine } from '../../domain/shell-command.js';
 
 export const DEMO_DB = './demo/wbsync.db';
 const DEMO_MODULE = 'Sales Pipeline';
@@ -80,7 +81,7 @@ export const demoCommand: Command = {
       if (restored.notRestored.length) say(`   not restorable: ${restored.notRestored.map((n) => JSON.stringify(n)).join('; ')}`);
 
       const diff = await runDiff({ client, store }, { moduleId: victim.id, attribution });
-      say(`\n4. wbsync diff --module ${victim.id}: ${diff.differences === 0 ? 'no differences' : `${diff.differences} difference(s)`}`);
+      say(`\n4. ${commandLine(['wbsync', 'diff', '--module', victim.id])}: ${diff.differences === 0 ? 'no differences' : `${diff.differences} difference(s)`}`);
 
       // 5. the partial bad day: a bulk overwrite, one later edit by hand, undone in place
       const board = store.stateAt()!.modules().find((m) => m.name === ROLLBACK_MODULE)!;
@@ -92,14 +93,14 @@ export const demoCommand: Command = {
       await runPass({ client, store, logger }, {});
       const fixed = cells[0]!;
       await client.updateValue(fixed.id, { value: 'Offer sent' });
-      say(`   …someone sets one row back by hand ("Offer sent"), and wbsync rollback --module ${board.id} --to-snapshot ${good} --column ${ROLLBACK_COLUMN}:`);
+      say(`   …someone sets one row back by hand ("Offer sent"), and ${commandLine(['wbsync', 'rollback', '--module', board.id, '--to-snapshot', good, '--column', ROLLBACK_COLUMN])}:`);
       const rolled = await rollback({ client, store, logger }, { moduleId: board.id, toSnapshot: good, columns: [ROLLBACK_COLUMN], attribution, pauseAutomations: true });
       say(`   put back ${rolled.writes.length} value(s) in place; kept ${rolled.conflicts.length} later edit(s) as conflicts:`);
       for (const c of rolled.conflicts) say(`     ${c.label}: now ${JSON.stringify(c.live)} (the import left ${JSON.stringify(c.after)}, the snapshot had ${JSON.stringify(c.base)})`);
       const undone = rolled.writes.length === cells.length - 1 && rolled.conflicts.length === 1;
 
-      say(`\n   Look at it in a browser: wbsync ui --db ${dbPath}   (then open http://127.0.0.1:9465/ui/)`);
-      say(`   Prove it restores: wbsync drill --db ${dbPath}`);
+      say(`\n   Look at it in a browser: ${commandLine(['wbsync', 'ui', '--db', dbPath])}   (then open http://127.0.0.1:9465/ui/)`);
+      say(`   Prove it restores: ${commandLine(['wbsync', 'drill', '--db', dbPath])}`);
       say('\n6. Point wbsync at your own service:');
       say('   export WBSYNC_BASE_URL=https://boards.example.com');
       say('   export WBSYNC_API_KEY_FILE=./wbsync.key   # a file holding your Personal Integration Token');

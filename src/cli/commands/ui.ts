@@ -5,7 +5,8 @@ import { scheduleView } from '../../daemon/console-schedule.js';
 import { parseListen } from '../../daemon/health-server.js';
 import { EXIT_CODES, WbsyncError } from '../../domain/errors.js';
 import { createConsole } from '../../ui/console.js';
-import { checkListen, readToken } from '../../ui/security.js';
+import { readConsoleSecrets } from '../../ui/secrets.js';
+import { checkListen } from '../../ui/security.js';
 import { startConsoleServer } from '../../ui/server.js';
 import { stringFlag } from '../flag-values.js';
 import type { Command } from '../command.js';
@@ -30,18 +31,20 @@ export const uiCommand: Command = {
     'rollback command to copy. It opens the database read-only and runs nothing. The daemon serves\n' +
     'the same console under /ui/ on daemon.listen.\n' +
     'Listening beyond loopback needs ui.tokenFile (a bearer token; refused at start, exit 2, without\n' +
-    'it); requests must then carry `Authorization: Bearer <token>` or sign in through the form.',
+    'it) and TLS (ui.tls.certFile + ui.tls.keyFile, or ui.behindTlsProxy when a TLS-terminating proxy\n' +
+    'is in front); requests must then carry `Authorization: Bearer <token>` or sign in through the\n' +
+    'form. Only requests naming a loopback name, the listen address or ui.hosts are answered.',
   examples: ['wbsync ui', 'wbsync ui --listen 127.0.0.1:8080 --db ./data/wbsync.db', 'wbsync ui --json'],
-  flags: [{ name: 'listen', type: 'string', valueName: 'HOST:PORT', description: `where to listen (default ${DEFAULT_UI_LISTEN}; beyond loopback needs ui.tokenFile)` }],
+  flags: [{ name: 'listen', type: 'string', valueName: 'HOST:PORT', description: `where to listen (default ${DEFAULT_UI_LISTEN}; beyond loopback needs ui.tokenFile and TLS)` }],
   async run(ctx) {
     const { host, port } = parseUiListen(stringFlag(ctx.args.flags, 'listen') ?? DEFAULT_UI_LISTEN);
     const { config } = ctx.config();
-    checkListen(host, config.ui.tokenFile, '--listen');
-    const token = config.ui.tokenFile === undefined ? null : readToken(config.ui.tokenFile);
+    checkListen(host, config.ui, '--listen');
     const logger = ctx.logger();
-    const ui = createConsole({ dbPath: config.db, config, token, logger, schedule: scheduleView(config) });
+    const { token, tls } = readConsoleSecrets(config.ui, logger);
+    const ui = createConsole({ dbPath: config.db, config, token, logger, schedule: scheduleView(config), listenHost: host, tls: tls !== undefined });
     try {
-      const server = await startConsoleServer(host, port, ui);
+      const server = await startConsoleServer(host, port, ui, tls);
       try {
         logger.info({ url: server.url, db: config.db, token: token !== null }, 'console listening');
         if (ctx.json) ctx.emit({ url: server.url, db: config.db, tokenRequired: token !== null });

@@ -8,6 +8,7 @@ import { type ConsoleEnv, type Reply, when } from '../env.js';
 import { clip, html, type Html } from '../html.js';
 import { page } from '../layout.js';
 import { BadRequest, NotFound, intParam, optionalId } from '../params.js';
+import { commandLine } from '../../domain/shell-command.js';
 
 /** Rows on the page (all modules), and on one module's own page: a page stays quick and readable;
  * the rest is one link (or `wbsync diff`) away. */
@@ -73,7 +74,7 @@ export function changesPage(env: ConsoleEnv, q: URLSearchParams): Reply {
       <div class="scroll"><table><tr><th>change</th><th>what</th><th>name</th><th>fields (before → after)</th></tr>
       ${shown.map((e) => entryRow(e, recordHref(e)))}</table></div>
       ${entries.length > shown.length
-        ? html`<p class="muted">… and ${entries.length - shown.length} more: ${only === undefined ? html`<a href="${link(c.moduleId)}">all of this module's changes</a>, or ` : ''}<span class="mono">wbsync diff --snapshot ${from} --against ${to} --module ${c.moduleId}</span></p>`
+        ? html`<p class="muted">… and ${entries.length - shown.length} more: ${only === undefined ? html`<a href="${link(c.moduleId)}">all of this module's changes</a>, or ` : ''}<span class="mono">${commandLine(['wbsync', 'diff', '--snapshot', from, '--against', to, '--module', c.moduleId])}</span></p>`
         : ''}</div>`);
   }
   if (later.length) {
@@ -83,7 +84,7 @@ export function changesPage(env: ConsoleEnv, q: URLSearchParams): Reply {
   const body = html`<div class="crumbs"><a href="${env.base}/snapshots">Snapshots</a> ›${only === undefined ? '' : html` <a href="${link()}">#${from} → #${to}</a> ›`}</div>
   <h1>What changed from #${from} to #${to}</h1>
   <p class="sub">${when(a!.finishedAt)} → ${when(b!.finishedAt)} · ${later.length ? `${changed.length} modules changed; ${total} differences in the ${changed.length - later.length} shown` : `${total} differences in ${sections.length} modules`}
-   · the same comparison on the command line: <span class="mono">wbsync diff --snapshot ${from} --against ${to}</span></p>
+   · the same comparison on the command line: <span class="mono">${commandLine(['wbsync', 'diff', '--snapshot', from, '--against', to])}</span></p>
   ${sections.length ? sections : html`<div class="card"><p class="muted">Nothing changed ${only === undefined ? 'in any module' : 'in this module'} between these snapshots.</p></div>`}`;
   return { status: 200, body: page({ base: env.base, title: `Changes #${from} → #${to}`, section: 'snapshots', body }) };
 }

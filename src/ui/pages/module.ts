@@ -6,10 +6,16 @@ import { clip, html, query } from '../html.js';
 import { page } from '../layout.js';
 import { NotFound, idParam, intParam, optionalId } from '../params.js';
 import { cellTd, cellsByColumn, namesFor } from './cells.js';
+import { restoreLinksHtml } from './restore-links.js';
 
 export const PAGE_SIZE = 50;
 const MAX_PAGE = 100_000;
 const SHOWN_COLUMNS = 8;
+
+/** Names of every module ever backed up (deleted ones too), for the restore links. */
+function moduleNames(env: ConsoleEnv): Map<string, string> {
+  return new Map(env.reads.knownModules(env.store.latestCompleteSnapshot()).map((m) => [m.id, m.name]));
+}
 
 export function modulePage(env: ConsoleEnv, rawId: string, q: URLSearchParams): Reply {
   const id = idParam(rawId, 'module');
@@ -22,7 +28,7 @@ export function modulePage(env: ConsoleEnv, rawId: string, q: URLSearchParams): 
     if (!holding.length) throw new NotFound(`no module ${id}`);
     const body = html`<h1>Not in snapshot #${at?.info.id ?? '—'}</h1><div class="card"><p>Module <span class="mono">${id}</span> is not part of this snapshot. Snapshots holding it:
       ${holding.slice(-20).map((s) => html`<a href="${env.base}/module/${encodeURIComponent(id)}?snapshot=${s}">#${s}</a> `)}</p>
-      <p><a href="${env.base}/recover?module=${encodeURIComponent(id)}">Recover it…</a></p></div>`;
+      ${restoreLinksHtml(env, id, () => moduleNames(env))}<p><a href="${env.base}/recover?module=${encodeURIComponent(id)}">Recover it…</a></p></div>`;
     return { status: 404, body: page({ base: env.base, title: 'Not in this snapshot', section: 'browse', body }) };
   }
   const n = at.info.id;
@@ -45,6 +51,7 @@ export function modulePage(env: ConsoleEnv, rawId: string, q: URLSearchParams): 
   <h1 class="text">${clip(mod.name, 300)}</h1>
   <p class="sub">${mod.description ? html`<span class="text">${clip(mod.description, 300)}</span> · ` : ''}as of snapshot #${n} · ${collections.length} collections · ${columns.length} columns · <span class="mono">${id}</span>
     · <a href="${env.base}/recover?module=${encodeURIComponent(id)}&amp;snapshot=${n}">recover…</a></p>
+  ${restoreLinksHtml(env, id, () => moduleNames(env))}
   <div class="card">${snapshotPicker(env, `/module/${encodeURIComponent(id)}`, n, { collection: collectionId })}</div>
   <div class="card"><h2>Collections</h2><p>${collectionId === undefined ? html`<span class="pill info">all</span> ` : html`<a href="${env.base}/module/${encodeURIComponent(id)}?snapshot=${n}">all</a> · `}
     ${collections.map((c) => (c.id === collectionId ? html`<span class="pill info">${clip(c.name, 60)}</span> ` : html`<a href="${env.base}/module/${encodeURIComponent(id)}${query({ snapshot: n, collection: c.id })}">${clip(c.name, 60)}</a> · `))}</p></div>

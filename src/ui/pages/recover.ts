@@ -7,6 +7,7 @@ import { page } from '../layout.js';
 import { NotFound, choiceParam, intParam, optionalId } from '../params.js';
 import { previewRecover, type RecoverPreview } from '../recover-plan.js';
 import { cellText } from './cells.js';
+import { allRestorePairs, restoreLinksHtml, restoreLinksOf } from './restore-links.js';
 import { commandLine } from '../../domain/shell-command.js';
 import { listIncidents } from '../../store/incidents.js';
 
@@ -67,8 +68,16 @@ export function recoverPage(env: ConsoleEnv, q: URLSearchParams): Reply {
   const known = env.reads.knownModules(env.store.latestCompleteSnapshot());
   const mod = moduleId === undefined ? undefined : known.find((m) => m.id === moduleId);
   if (moduleId !== undefined && !mod) throw new NotFound(`no module ${moduleId} in any snapshot`);
+  // a deleted module and the copy a restore made of it name each other (the restore journal)
+  const pairs = allRestorePairs(env);
+  const names = new Map(known.map((m) => [m.id, m.name]));
+  const pairNote = (id: string): string => {
+    const l = restoreLinksOf(pairs, id);
+    const as = l.restoredAs[0];
+    return `${as ? ` · restored as ${names.has(as.newModuleId) ? `“${clip(names.get(as.newModuleId)!, 40)}”` : 'a copy'} (…${as.newModuleId.slice(-6)})` : ''}${l.restoredFrom ? ` · restored from #${l.restoredFrom.snapshotId} (…${l.restoredFrom.oldModuleId.slice(-6)})` : ''}`;
+  };
   const picker = html`<form class="inline" method="get" action="${env.base}/recover"><label>Module<select name="module">${known.map(
-    (m) => html`<option value="${m.id}"${m.id === moduleId ? html` selected` : ''}>${clip(m.name, 60)}${m.gone ? ` — deleted (last in #${m.lastSnapshot})` : ''}</option>`,
+    (m) => html`<option value="${m.id}"${m.id === moduleId ? html` selected` : ''}>${clip(m.name, 60)}${m.gone ? ` — deleted (last in #${m.lastSnapshot})` : ''}${pairNote(m.id)}</option>`,
   )}</select></label><button type="submit">Choose</button></form>`;
   let detail: Html | string = '';
   if (mod) {
@@ -84,7 +93,7 @@ export function recoverPage(env: ConsoleEnv, q: URLSearchParams): Reply {
       <label>Column (rollback only)<select name="column"><option value="">all columns</option>${columns.map((c) => html`<option value="${c.id}"${c.id === columnId ? html` selected` : ''}>${clip(c.name, 40)} (${c.scope})</option>`)}</select></label>
       <button type="submit">Show the plan</button></form>`;
     const p = previewRecover(env.store, { moduleId: mod.id, snapshot, scope, columnId: scope === 'rollback' ? columnId : undefined, attribution: env.config.restore.attribution });
-    detail = html`${incidentNote(env, mod.id)}<div class="card">${form}</div>${preview(env, p)}`;
+    detail = html`${incidentNote(env, mod.id)}<div class="card">${restoreLinksHtml(env, mod.id, () => names, pairs)}${form}</div>${preview(env, p)}`;
   }
   const body = html`<h1>Recover</h1><p class="sub">Pick a module — deleted ones are listed first — a snapshot and a scope. The console shows the plan and the command; you run it.</p>
     <div class="card">${known.length ? picker : html`<p class="muted">No module has been backed up yet.</p>`}</div>${detail}`;

@@ -1,0 +1,101 @@
+// The console's recover previews read less for speed (store/module-window.ts: the module without
+// the cells' raw bodies; for a rollback only the cells that differ between the two snapshots). They
+// must plan exactly what the planners plan from the whole modules: after random writes (deleted
+// columns, collections, records and notes among them) in both dialects, every module, every earlier
+// snapshot, both scopes — compared with the previews built the slow way.
+
+import { afterEach, describe, expect, it } from 'vitest';
+import type { Dialect } from '../../src/emulator/types.js';
+import type { Member } from '../../src/domain/entities.js';
+import { restoredIdMap } from '../../src/restore/journal.js';
+import { planRestore } from '../../src/restore/plan.js';
+import { summarisePlan } from '../../src/restore/plan-steps.js';
+import { planRollback, ROLLBACK_KINDS } from '../../src/restore/rollback-plan.js';
+import { treeFromState } from '../../src/restore/tree.js';
+import type { Store } from '../../src/store/port.js';
+import { previewRecover } from '../../src/ui/recover-plan.js';
+import { makeHarness, type Harness } from '../helpers/harness.js';
+import { Writer, prng } from '../helpers/random-writes.js';
+
+const ATTRIBUTION = 'Restored by wbsync — originally by {author} at {createdAt}.';
+const name = (m: Member): string => [m.firstName, m.lastName].filter(Boolean).join(' ') || m.email || m.userId;
+
+/** The preview as it was computed before: whole trees read through the StateReader. */
+function slowPreview(store: Store, moduleId: string, snapshot: number, scope: 'module' | 'rollback', columnId?: string): unknown {
+  const latest = store.latestCompleteSnapshot()!;
+  const base = treeFromState(store.stateAt(snapshot)!, moduleId, store.db)!;
+  const latestState = store.stateAt(latest)!;
+  const ws = base.module.workspaceId;
+  if (scope === 'module') {
+    const liveIds = new Set(latestState.modules(ws).map((m) => m.id));
+    const plan = planRestore({
+      tree: base,
+      targetWorkspaceId: ws,
+      liveModuleIds: liveIds,
+      restoredIds: restoredIdMap(store.db, liveIds),
+      moduleNames: new Map(store.stateAt(snapshot)!.modules(ws).map((m) => [m.id, m.name])),
+      memberIds: new Set(latestState.members(ws).map((m) => m.userId)),
+      userNames: new Map(store.stateAt(snapshot)!.members(ws).map((m) => [m.userId, name(m)])),
+      attribution: ATTRIBUTION,
+    });
+    return { counts: plan.counts, summary: summarisePlan(plan), notRestored: plan.notRestored, writes: [], newRecords: [] };
+  }
+  const after = treeFromState(latestState, moduleId)!;
+  const r = planRollback({
+    base,
+    after,
+    live: after,
+    selection: { kinds: new Set(ROLLBACK_KINDS), kindsNamed: false, columns: columnId ? new Set([columnId]) : null, records: null, collections: null, touched: null },
+    force: false,
+    workspaceId: ws,
+    attribution: ATTRIBUTION,
+    userNames: new Map(latestState.members(ws).map((m) => [m.userId, name(m)])),
+  });
+  return { counts: r.counts, summary: summarisePlan(r.plan), notRestored: r.plan.notRestored, writes: r.writes, newRecords: r.newRecords.map((x) => ({ id: x.id, name: x.name })) };
+}
+
+describe.each(['spec', 'observed'] as Dialect[])('recover previews plan what the whole modules plan (%s dialect)', (dialect) => {
+  let h: Harness | undefined;
+  afterEach(async () => {
+    await h?.close();
+    h = undefined;
+  });
+
+  it.each([11, 29])('seed %i', { timeout: 240_000 }, async (seed) => {
+    h = await makeHarness(dialect, { randomSeed: seed });
+    expect((await h.sync({ full: true })).status).toBe('complete');
+    const w = new Writer(h.emu, prng(seed), dialect, 36);
+    for (let pass = 0; pass < 6; pass++) {
+      for (let i = 0; i < 6; i++) await w.randomWrite();
+      h.emu.clock.advance(1000);
+      expect((await h.sync({ full: pass % 3 === 2 })).status).toBe('complete');
+    }
+    const store = h.store;
+    const latest = store.latestCompleteSnapshot()!;
+    let compared = 0;
+    let withWrites = 0;
+    const seen = new Set<string>();
+    for (const m of store.stateAt(latest)!.modules()) {
+      for (const s of store.snapshotsHolding('module', m.id).filter((n) => n < latest)) {
+        for (const scope of ['module', 'rollback'] as const) {
+          const fast = previewRecover(store, { moduleId: m.id, snapshot: s, scope, attribution: ATTRIBUTION });
+          const slow = slowPreview(store, m.id, s, scope);
+          expect({ counts: fast.counts, summary: fast.summary, notRestored: fast.notRestored, writes: fast.writes, newRecords: fast.newRecords }, `${w.reproducer(seed)}\nmodule ${m.id} snapshot ${s} ${scope}`).toEqual(slow);
+          compared++;
+          if (fast.writes.length) withWrites++;
+          for (const [k, n] of Object.entries(fast.counts)) if (n > 0) seen.add(`${scope}:${k}`);
+        }
+        // one column's rollback too
+        const col = store.stateAt(s)!.columns(m.id)[0];
+        if (col) {
+          const fast = previewRecover(store, { moduleId: m.id, snapshot: s, scope: 'rollback', columnId: col.id, attribution: ATTRIBUTION });
+          expect({ counts: fast.counts, summary: fast.summary, notRestored: fast.notRestored, writes: fast.writes, newRecords: fast.newRecords }).toEqual(slowPreview(store, m.id, s, 'rollback', col.id));
+        }
+      }
+    }
+    expect(compared).toBeGreaterThan(10);
+    expect(withWrites).toBeGreaterThan(2);
+    // what the random writes made the rollbacks do: cells, records and recreated structure
+    expect([...seen].filter((k) => k.startsWith('rollback:')).length, [...seen].join(' ')).toBeGreaterThan(3);
+  });
+});
