@@ -25,7 +25,7 @@ import { moduleWeight, planReverification } from '../sync/reverify-plan.js';
 import type { WorkerInput } from './pass-worker.js';
 
 const LATENCY_MS = Number(process.env.BENCH_LATENCY_MS ?? 20);
-/** BENCH_ONLY=reporting|drill|ui|erase|tripwire runs only that section (see SECTIONS below). */
+/** BENCH_ONLY=reporting|drill|ui|erase|incremental|tripwire runs only that section (see SECTIONS below). */
 const ONLY = process.env.BENCH_ONLY;
 /** Incremental passes of history behind the reporting figures (default 100). */
 const HISTORY_PASSES = Number(process.env.BENCH_HISTORY_PASSES ?? 100);
@@ -188,7 +188,38 @@ async function reportingFigures(): Promise<Figures> {
 }
 
 /** The sections BENCH_ONLY can run alone; the full run ends with each of them, in this order. */
+/**
+ * BENCH_ONLY=incremental: the incremental figures alone (the large seed, both dialects): requests of
+ * a pass after 50 mixed changes in 5 modules, and in the observed dialect with one write in four a
+ * sub-record's unlogged completion or position — what re-listing sub-records costs.
+ */
+async function incrementalFigures(): Promise<Figures> {
+  const out: Figures = {};
+  for (const dialect of ['spec', 'observed'] as const) {
+    const emu = await startEmulatorChild(['--seed', 'large', '--dialect', dialect, '--latency-ms', String(LATENCY_MS)]);
+    try {
+      const base = { baseUrl: emu.baseUrl, apiKey: emu.apiKey, full: false, db: join(dir, `inc-${dialect}.db`), concurrency: 8 };
+      const fullPass = runWorker({ ...base, full: true, concurrency: 32 });
+      const plain = await applyMixedChanges(emu.baseUrl, emu.apiKey, 50, 5);
+      const a = runWorker(base);
+      const row: Figures = { fullPassRequests: fullPass.requests, after50Changes: { changes: plain, requests: a.requests, ofWhichReverification: reverifyRequests(a), wallMs: a.wallMs } };
+      if (dialect === 'observed') {
+        const withSubs = await applyMixedChanges(emu.baseUrl, emu.apiKey, 50, 5, { subRecords: true });
+        const b = runWorker(base);
+        row.after50ChangesWithUnloggedSubRecords = { changes: withSubs, requests: b.requests, ofWhichReverification: reverifyRequests(b), wallMs: b.wallMs };
+      }
+      const idle = runWorker(base);
+      row.nothingChanged = { requests: idle.requests, ofWhichReverification: reverifyRequests(idle) };
+      out[dialect] = row;
+    } finally {
+      await emu.stop();
+    }
+  }
+  return out;
+}
+
 const SECTIONS: Record<string, () => Promise<Figures>> = {
+  incremental: incrementalFigures,
   reporting: reportingFigures,
   drill: drillFigures,
   ui: () =>

@@ -78,6 +78,8 @@ export interface ActivityPage {
 export class ActivityLog {
   /** Observed: ties in createdAt come back in an arbitrary order (no tie-breaker). */
   private readonly tieShuffle: Prng;
+  /** Observed, inside a request: rows written but not yet inserted (see holdRows). */
+  private held: ActivityDoc[] | null = null;
 
   constructor(private readonly state: EmulatorState) {
     this.tieShuffle = new Prng(0x7e5);
@@ -109,8 +111,35 @@ export class ActivityLog {
       revert: e.revert ?? null,
       revertedAt: null,
     };
-    this.state.addActivity(doc);
+    if (this.held) this.held.push(doc);
+    else this.state.addActivity(doc);
     return doc;
+  }
+
+  /**
+   * Observed: a request's rows are held back, then inserted by insertHeld() with a later clock
+   * reading. The deployed server saves the record, touches the workspace, then the module, then
+   * inserts the feed row — separate database calls, each with its own clock reading — so the row is
+   * later than the module `updatedAt` the same write set, and other requests land in between.
+   */
+  holdRows(): void {
+    if (this.state.dialect === 'observed') this.held = [];
+  }
+
+  /** The rows held since holdRows(), no longer held (none in the spec dialect). */
+  takeHeld(): ActivityDoc[] {
+    const rows = this.held ?? [];
+    this.held = null;
+    return rows;
+  }
+
+  /** Inserts held rows, each stamped now (after the module touch of its write). */
+  insertHeld(rows: readonly ActivityDoc[]): void {
+    for (const doc of rows) {
+      doc.createdAt = this.state.clock.stamp();
+      doc.ms = Date.parse(doc.createdAt);
+      this.state.addActivity(doc);
+    }
   }
 
   /** Deletes rows older than the retention window (0 = keep forever). */

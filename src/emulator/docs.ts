@@ -81,6 +81,8 @@ export interface CollectionDoc extends Deletable {
 export interface StatusOptionDoc {
   label: string;
   color: string;
+  /** Observed: Mongoose gives every entry of the array its own id (kept when one is sent). */
+  _id?: string;
 }
 
 export interface ColumnDoc extends Deletable {

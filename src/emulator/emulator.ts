@@ -60,6 +60,7 @@ export async function startEmulator(opts: EmulatorOptions = {}): Promise<Running
     log,
     maxBodyBytes: opts.maxBodyBytes ?? 1024 * 1024,
     dbDownStallMs: opts.dbDownStallMs ?? 10_000,
+    feedRowDelayMs: opts.feedRowDelayMs ?? 2,
     startedAt: Date.now(),
     sleep,
     scheduleAutomations,

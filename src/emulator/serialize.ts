@@ -225,10 +225,12 @@ export class Serializer {
       before: cut(a.before, this.observed),
       after: cut(a.after, this.observed),
       user: this.userSummary(userId, false),
-      module: a.module ? { ...a.module } : null,
-      collectionName: a.collectionName ? { ...a.collectionName } : null,
-      record: a.record ? { ...a.record } : null,
-      column: a.column ? { ...a.column } : null,
+      ...(this.observed ? this.populatedRefs(a) : {
+        module: a.module ? { ...a.module } : null,
+        collectionName: a.collectionName ? { ...a.collectionName } : null,
+        record: a.record ? { ...a.record } : null,
+        column: a.column ? { ...a.column } : null,
+      }),
       createdAt: a.createdAt,
       automation: a.automation ? { ...a.automation } : null,
       triggeredBy: this.userSummary(a.triggeredBy, false),
@@ -240,6 +242,26 @@ export class Serializer {
       Object.assign(out, { workspace: a.workspace, metadata: { source: 'automation' }, updatedAt: a.createdAt, __v: 0 });
     }
     return out;
+  }
+
+  /**
+   * Observed: the deployed service populates a row's references when the feed is read, so they
+   * carry today's names, and a module, collection or column deleted since reads as null (records
+   * are never removed there, only archived).
+   */
+  private populatedRefs(a: ActivityDoc): Obj {
+    const live = <T extends { isDeleted: boolean }>(doc: T | undefined): T | undefined => (doc && !doc.isDeleted ? doc : undefined);
+    const name = (v: unknown): string => (typeof v === 'string' ? v : String(v ?? ''));
+    const mod = a.module ? live(this.state.modules.get(a.module._id)) : undefined;
+    const col = a.collectionName ? live(this.state.collections.get(a.collectionName._id)) : undefined;
+    const rec = a.record ? this.state.records.get(a.record._id) : undefined;
+    const column = a.column ? live(this.state.columns.get(a.column._id)) : undefined;
+    return {
+      module: mod ? { _id: mod._id, name: name(mod.name) } : null,
+      collectionName: col ? { _id: col._id, name: name(col.name), color: col.color ?? null } : null,
+      record: rec && !rec.isDeleted ? { _id: rec._id, name: name(rec.name) } : null,
+      column: column ? { _id: column._id, name: name(column.name), type: column.type } : null,
+    };
   }
 
   notification(n: NotificationDoc): Obj {

@@ -20,6 +20,8 @@ export interface ServerDeps {
   log: RequestLogImpl;
   maxBodyBytes: number;
   dbDownStallMs: number;
+  /** Observed: the pause between a logged write's module touch and its feed row. */
+  feedRowDelayMs: number;
   startedAt: number;
   /** Sleeps that stop() can cut short. */
   sleep(ms: number): Promise<void>;
@@ -119,6 +121,7 @@ export class RequestHandler {
     }
 
     let reply: Reply;
+    w.activity.holdRows();
     try {
       const user = authenticate(w.state, req.headers, w.rules);
       const params = match.params;
@@ -126,9 +129,16 @@ export class RequestHandler {
     } catch (err) {
       reply = err instanceof HttpError ? err.reply : { status: 500, json: { message: 'Internal emulator error' } };
     }
+    const held = w.activity.takeHeld();
     if (w.events.length > 0) {
       if (w.rules.observed) d.scheduleAutomations(w);
       else drainEvents(w);
+    }
+    if (held.length > 0) {
+      // Observed: the feed row is written after the module touch; other requests run meanwhile,
+      // and the answer waits for the row (the deployed server awaits it before answering).
+      await d.sleep(d.feedRowDelayMs);
+      w.activity.insertHeld(held);
     }
     return this.send(req, res, reply, truncate);
   }
@@ -213,7 +223,10 @@ export class RequestHandler {
       const etag = `W/"${payload.length.toString(16)}-${createHash('sha1').update(payload).digest('base64').slice(0, 27)}"`;
       headers.etag = etag;
       const inm = req.headers['if-none-match'];
-      if (typeof inm === 'string' && inm.split(',').some((t) => t.trim() === etag)) {
+      // Express's `fresh`: a request saying `Cache-Control: no-cache` always gets the full answer
+      // (fetch adds that header itself whenever If-None-Match is set).
+      const noCache = /(?:^|,)\s*?no-cache\s*?(?:,|$)/.test(String(req.headers['cache-control'] ?? ''));
+      if (!noCache && typeof inm === 'string' && inm.split(',').some((t) => t.trim() === etag)) {
         status = 304;
         payload = Buffer.alloc(0);
       }

@@ -42,6 +42,11 @@ export interface EmulatorOptions {
   failRate?: number;
   /** observed dialect: how long a request stalls while the database is down (default 10000). */
   dbDownStallMs?: number;
+  /**
+   * observed dialect: how long a logged write waits between its module touch and its feed row,
+   * stamped when inserted; other requests run in between (default 2; 0 still stamps it after).
+   */
+  feedRowDelayMs?: number;
   /** Request body cap in bytes (default 1 MiB); larger bodies get 413. */
   maxBodyBytes?: number;
   /** Activity retention in days reported and enforced (default 90; 0 = forever). */

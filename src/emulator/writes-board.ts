@@ -125,7 +125,7 @@ export function createColumn(w: World, actor: Actor, mod: ModuleDoc, input: Colu
     width: input.width ?? 180,
     isRequired: input.isRequired ?? false,
     isHidden: input.isHidden ?? false,
-    statusOptions: input.statusOptions ?? [],
+    statusOptions: withOptionIds(w, input.statusOptions ?? []),
     settings: input.settings ?? {},
     createdBy: actor.user._id,
     createdAt: at,
@@ -147,6 +147,12 @@ export function createColumn(w: World, actor: Actor, mod: ModuleDoc, input: Colu
   return doc;
 }
 
+/** Observed: every status option is a Mongoose sub-document with its own `_id`. */
+function withOptionIds(w: World, options: StatusOptionDoc[]): StatusOptionDoc[] {
+  if (!w.rules.observed) return options;
+  return options.map((o) => ({ ...o, _id: o._id ?? w.state.ids.id() }));
+}
+
 export function updateColumn(w: World, actor: Actor, mod: ModuleDoc, c: ColumnDoc, patch: Partial<ColumnInput>): void {
   const at = w.state.clock.stamp();
   const before = c.name;
@@ -154,7 +160,7 @@ export function updateColumn(w: World, actor: Actor, mod: ModuleDoc, c: ColumnDo
   if (patch.name !== undefined) c.name = patch.name;
   if (patch.width !== undefined) c.width = patch.width;
   if (patch.position !== undefined) c.position = patch.position;
-  if (patch.statusOptions !== undefined) c.statusOptions = patch.statusOptions;
+  if (patch.statusOptions !== undefined) c.statusOptions = withOptionIds(w, patch.statusOptions);
   if (patch.isRequired !== undefined) c.isRequired = patch.isRequired;
   if (patch.isHidden !== undefined) c.isHidden = patch.isHidden;
   if (patch.settings !== undefined) c.settings = patch.settings;

@@ -60,13 +60,18 @@ describe('planIncremental', () => {
     expect(plan.anyChange).toBe(true);
   });
 
-  it('flags a module that moved past its newest row (a write the feed does not show), not one a row explains', () => {
+  it('re-lists sub-records in every module whose updatedAt moved, even when a newer row seems to explain it', () => {
+    // b: an unlogged sub-record completion, then a logged rename 200 ms later — the row is newer
+    // than the module's updatedAt, yet the completion is only visible in the sub-record listing.
     const at = (id: string, action: string, moduleId: string, createdAt: string): Activity => ({ ...row(id, action, moduleId), createdAt });
     const plan = planIncremental({
-      rows: [at('r1', 'cell_updated', 'a', '2026-01-02T00:00:00.000Z'), at('r2', 'cell_updated', 'b', '2026-01-03T00:00:00.000Z')],
-      modulesBefore: [mod('a', '2026-01-01T00:00:00.000Z'), mod('b', '2026-01-01T00:00:00.000Z'), mod('c', '2026-01-01T00:00:00.000Z')],
-      modulesNow: [mod('a', '2026-01-02T00:00:05.000Z'), mod('b', '2026-01-03T00:00:00.000Z'), mod('c', '2026-01-04T00:00:00.000Z')],
+      rows: [at('r1', 'cell_updated', 'a', '2026-01-02T00:00:00.000Z'), at('r2', 'record_updated', 'b', '2026-01-03T00:00:00.004Z')],
+      modulesBefore: [mod('a', '2026-01-01T00:00:00.000Z'), mod('b', '2026-01-01T00:00:00.000Z'), mod('c', '2026-01-01T00:00:00.000Z'), mod('d', '2026-01-01T00:00:00.000Z')],
+      modulesNow: [mod('a', '2026-01-02T00:00:05.000Z'), mod('b', '2026-01-03T00:00:00.000Z'), mod('c', '2026-01-04T00:00:00.000Z'), mod('d', '2026-01-01T00:00:00.000Z'), mod('e', '2026-01-05T00:00:00.000Z')],
     });
-    expect([...plan.unexplained].sort()).toEqual(['a', 'c']);
+    expect([...plan.recheckSubRecords].sort()).toEqual(['a', 'b', 'c']);
+    // d did not move; e is new (crawled in full, which lists every sub-record anyway)
+    expect(plan.touched.has('d')).toBe(false);
+    expect(plan.added.has('e')).toBe(true);
   });
 });

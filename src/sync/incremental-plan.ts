@@ -2,9 +2,12 @@
 // module list. Pure: the feed and lists in, the plan out.
 //
 // The union of: what the activity rows name; modules whose updatedAt moved (catches writes the
-// deployed service does not log, e.g. completion flips and positions); new modules. A module that
-// moved later than its newest row had a write the feed does not show: its sub-records are re-listed. Modules that
-// left the list are vanished. Member and access rows ask for those lists again.
+// deployed service does not log, e.g. completion flips and positions); new modules. Every module
+// whose updatedAt moved re-lists its parents' sub-records: a sub-record's completion or position
+// writes no row and moves only the module's updatedAt, and any logged write to the module after it
+// hides it — no timestamp order can tell (on the deployed service a write's feed row is stamped
+// after its module touch, with other writes' touches landing in between). Modules that left the
+// list are vanished. Member and access rows ask for those lists again.
 
 import type { Activity, Module } from '../domain/entities.js';
 
@@ -17,9 +20,10 @@ export interface IncrementalPlan {
   vanished: string[];
   /** Records (or sub-records) named by rows, per module. */
   namedRecords: Map<string, Set<string>>;
-  /** Modules whose updatedAt moved past every new row of theirs: a write the feed does not show
-   * (on the deployed service: a sub-record's completion, position or archive flag). */
-  unexplained: Set<string>;
+  /** Modules whose updatedAt moved: they may hide a write the feed does not show (on the deployed
+   * service: a sub-record's completion, position or archive flag), so every parent's sub-records
+   * are listed again there. */
+  recheckSubRecords: Set<string>;
   membersChanged: boolean;
   accessChanged: boolean;
   /** Anything at all moved in the workspace (automations of the workspace are then re-read). */
@@ -50,7 +54,7 @@ export function planIncremental(input: PlanInput): IncrementalPlan {
     added: new Set(),
     vanished: [...before.keys()].filter((id) => !now.has(id)),
     namedRecords: new Map(),
-    unexplained: new Set(),
+    recheckSubRecords: new Set(),
     membersChanged: false,
     accessChanged: false,
     anyChange: input.rows.length > 0,
@@ -62,6 +66,7 @@ export function planIncremental(input: PlanInput): IncrementalPlan {
       touch(plan, m.id, 'new module');
     } else if (prev.updatedAt !== m.updatedAt) {
       touch(plan, m.id, 'updatedAt moved');
+      plan.recheckSubRecords.add(m.id);
     }
   }
   if (plan.vanished.length || plan.added.size) plan.anyChange = true;
@@ -78,15 +83,6 @@ export function planIncremental(input: PlanInput): IncrementalPlan {
       set.add(row.recordId);
       plan.namedRecords.set(moduleId, set);
     }
-  }
-  const newestRow = new Map<string, string>();
-  for (const row of input.rows) {
-    const moduleId = row.moduleId ?? (row.recordId && input.moduleOfRecord ? input.moduleOfRecord(row.recordId) : null);
-    if (moduleId && row.createdAt > (newestRow.get(moduleId) ?? '')) newestRow.set(moduleId, row.createdAt);
-  }
-  for (const m of input.modulesNow) {
-    const prev = before.get(m.id);
-    if (prev && prev.updatedAt !== m.updatedAt && (m.updatedAt ?? '') > (newestRow.get(m.id) ?? '')) plan.unexplained.add(m.id);
   }
   if (plan.touched.size) plan.anyChange = true;
   return plan;

@@ -21,7 +21,7 @@ export interface ModuleCrawlPlan {
   namedRecords: ReadonlySet<string>;
   /** What the new rows say of records, for named ones no listing shows and the store lacks. */
   trace?: RecordTrace;
-  /** The module's updatedAt moved past its newest row: re-list every parent's sub-records. */
+  /** The module's updatedAt moved (it may hide an unlogged sub-record write): re-list every parent's sub-records. */
   recheckSubRecords?: boolean;
   /** Records stored once and since marked gone (see RecordReaderInit.formerRecords). */
   formerRecords?: (ids: string[]) => Map<string, BoardRecord | null>;

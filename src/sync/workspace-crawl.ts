@@ -128,7 +128,7 @@ export async function crawlParts(env: PassEnv, ws: Workspace, prev: StateReader 
             mode: inFull ? 'full' : 'incremental',
             namedRecords: plan.namedRecords.get(m.id) ?? new Set(),
             trace,
-            recheckSubRecords: plan.unexplained.has(m.id),
+            recheckSubRecords: plan.recheckSubRecords.has(m.id),
             deferUnlisted: full,
             formerRecords: (ids) => env.store.formerRecords(ids, revived),
           });

@@ -223,4 +223,22 @@ contractSuite('activity', (ctx) => {
       expect(records).not.toContain(old.record._id);
     });
   }
+  if (ctx.observed) {
+    it('observed: revertability is decided from the row alone (action, reverted or not), not from later state', async () => {
+      covers('GET /activity/{workspaceId}', 'DELETE /columns/{columnId}');
+      const ws = await mkWorkspace(ctx);
+      const board = await mkBoard(ctx, ws);
+      const col = await mkColumn(ctx, board.module._id, 'text');
+      await setCell(ctx, board.record, col._id, 'v1');
+      expectMessage(await ctx.owner.send('DELETE /columns/{columnId}', { columnId: col._id }));
+      const p = await page(ctx, ws, { limit: 100 });
+      const created = p.activities.find((a) => a.action === 'record_created');
+      expect(created?.canRevert).toBe(false);
+      expect(created?.revertBlocker).toBe('Undoing a creation would delete it and everything inside — delete it manually instead');
+      // found against the rebuilt deployed service: a cell row stays revertable after its column is gone
+      const cell = p.activities.find((a) => a.action === 'cell_updated');
+      expect(cell?.canRevert).toBe(true);
+      expect(cell?.revertBlocker ?? null).toBeNull();
+    });
+  }
 });

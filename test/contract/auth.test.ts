@@ -128,14 +128,18 @@ contractSuite('auth and refusals', (ctx) => {
       expectHtmlError(await ctx.owner.raw('GET', '/notifications'), 404);
     });
 
-    it('observed: GET answers carry a weak ETag and If-None-Match gets 304', async () => {
+    it('observed: GET answers carry a weak ETag; If-None-Match gets 304 unless the request says Cache-Control: no-cache', async () => {
       covers('GET /workspaces/{id}');
       const first = await ctx.owner.send('GET /workspaces/{id}', { id: ctx.ws });
       expectOk(first);
       const etag = first.headers.get('etag');
       expect(etag, describeReply(first)).toMatch(/^W\//);
-      const again = await ctx.owner.send('GET /workspaces/{id}', { id: ctx.ws }, { headers: { 'if-none-match': String(etag) } });
+      // fetch adds `Cache-Control: no-cache` to a conditional request unless one is set
+      const again = await ctx.owner.send('GET /workspaces/{id}', { id: ctx.ws }, { headers: { 'if-none-match': String(etag), 'cache-control': 'max-age=0' } });
       expect(again.status, describeReply(again)).toBe(304);
+      // Express's `fresh` (found against the rebuilt deployed service): no-cache always gets the body
+      const fresh = await ctx.owner.send('GET /workspaces/{id}', { id: ctx.ws }, { headers: { 'if-none-match': String(etag), 'cache-control': 'no-cache' } });
+      expect(fresh.status, describeReply(fresh)).toBe(200);
     });
 
     it('observed: GET / is an unauthenticated health check', async () => {

@@ -61,6 +61,8 @@ export interface BodyCase {
   required: boolean;
   /** observed-behaviour.md names the status of a missing-field refusal. */
   observedMissing?: number;
+  /** Observed: the status of the wrong-typed body when it is neither 2xx, 400 nor 500. */
+  observedWrong?: number;
 }
 
 const recipe = { name: 'r', trigger: { type: 'record_archived' }, conditions: [], match: 'all', actions: [{ type: 'post_amendment', value: 'x' }] };
@@ -69,7 +71,7 @@ const wrongRecipe = { name: 7, trigger: 'now', conditions: {}, match: 'some', ac
 export const BODY_ROUTES: Partial<Record<RouteName, BodyCase>> = {
   'POST /workspaces': { valid: () => ({ name: 'w' }), wrong: { name: { $gt: '' }, icon: 42 }, required: true, observedMissing: 500 },
   'PUT /workspaces/{id}': { valid: () => ({ description: 'd' }), wrong: { name: ['x'], description: { a: 1 } }, required: false },
-  'POST /workspace-members/{workspaceId}': { valid: (w) => ({ userId: w.params.userId, role: 'member' }), wrong: { userId: 123, role: ['admin'] }, required: true },
+  'POST /workspace-members/{workspaceId}': { valid: (w) => ({ userId: w.params.userId, role: 'member' }), wrong: { userId: 123, role: ['admin'] }, required: true, observedWrong: 404 },
   'PUT /workspace-members/{workspaceId}/{userId}': { valid: () => ({ role: 'member' }), wrong: { role: 7 }, required: true },
   'POST /modules/{workspaceId}': { valid: () => ({ name: 'm' }), wrong: { name: {}, tags: 'nope' }, required: true, observedMissing: 500 },
   'PUT /modules/{moduleId}': { valid: () => ({ description: 'd' }), wrong: { tags: 'nope', visibility: 5 }, required: false },
@@ -90,7 +92,7 @@ export const BODY_ROUTES: Partial<Record<RouteName, BodyCase>> = {
   'PUT /module-access/{workspaceId}/{userId}': { valid: () => ({ moduleIds: [] }), wrong: { moduleIds: 'all' }, required: true },
 };
 
-export type IdFamily = 'module' | 'child' | 'workspace' | 'absent' | 'other';
+export type IdFamily = 'module' | 'child' | 'workspace' | 'checked-workspace' | 'absent' | 'other';
 
 /** How observed-behaviour.md classes the first id in a route's path. */
 export function observedFamily(route: RouteName): IdFamily {
@@ -98,6 +100,8 @@ export function observedFamily(route: RouteName): IdFamily {
   if (route.startsWith('GET /notifications') || route.includes('/notifications/') || route.endsWith('/accept') || route.endsWith('/decline')) return 'absent';
   if (param === 'moduleId') return 'module';
   if (['collectionId', 'columnId', 'recordId', 'recordValueId', 'amendmentId'].includes(param)) return 'child';
+  // The deployed service checks the workspace id itself on these two (400 "Invalid workspace ID format").
+  if (route === 'POST /workspace-members/{workspaceId}' || route === 'PUT /workspace-members/{workspaceId}/{userId}') return 'checked-workspace';
   if (route.includes('/workspaces/') || route.includes('/workspace-members/')) return 'workspace';
   return 'other';
 }

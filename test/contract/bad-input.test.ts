@@ -96,7 +96,7 @@ contractSuite('bad input', (ctx) => {
     await probe(bodyRoutes.map((route) => {
       const c = BODY_ROUTES[route];
       return [route, send(route, world.params, { body: c?.wrong }),
-        (r) => (ctx.spec ? jsonError(r, is4xx, '4xx') : is2xx(r.status) ? null : jsonError(r, (s) => s === 400 || s === 500, '400/500'))];
+        (r) => (ctx.spec ? jsonError(r, is4xx, '4xx') : is2xx(r.status) ? null : jsonError(r, (s) => s === 400 || s === 500 || s === c?.observedWrong, '400/500'))];
     }));
   });
 
@@ -135,7 +135,7 @@ contractSuite('bad input', (ctx) => {
     await probe(cases);
   });
 
-  it('malformed and hostile ids in the path: spec 404 JSON; observed 400 (module, child), 500 (workspace routes)', async () => {
+  it('malformed and hostile ids in the path: spec 404 JSON; observed 400 (module, child, member add and role change), 500 (other workspace routes)', async () => {
     const withIds = ENDPOINTS.filter((r) => routeParams(r).length > 0);
     const cases: Array<[string, () => Promise<Reply>, (r: Reply) => Verdict]> = [];
     for (const bad of [MALFORMED_ID, `'; DROP TABLE records; --`, '../../etc/passwd']) {
@@ -147,6 +147,7 @@ contractSuite('bad input', (ctx) => {
             case 'module': return jsonError(r, (s) => s === 400, '400');
             case 'child': return jsonError(r, (s) => s === 400, '400') ?? messageIs(r, 'Invalid board id');
             case 'workspace': return statusIn(r, (s) => s === 500, '500');
+            case 'checked-workspace': return jsonError(r, (s) => s === 400, '400') ?? messageIs(r, 'Invalid workspace ID format');
             case 'absent': return htmlError(r, [404]);
             default: return null;
           }

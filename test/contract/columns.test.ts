@@ -108,4 +108,16 @@ contractSuite('columns', (ctx) => {
     expect(await listColumns(ctx, mod._id, 'subrecord')).toEqual([]);
     expect((await listColumns(ctx, mod._id)).map((c) => c._id)).toEqual([keep._id]);
   });
+  if (ctx.observed) {
+    it('observed: every status option carries an _id of its own (a Mongoose sub-document), new on every replacement', async () => {
+      covers('POST /columns/{moduleId}', 'PUT /columns/{columnId}');
+      const mod = await mkModule(ctx);
+      const col = await mkColumn(ctx, mod._id, 'status', { statusOptions: [{ label: 'A', color: '#000001' }] });
+      const first = (col.statusOptions ?? []) as Array<{ _id?: unknown }>;
+      expect(first.map((o) => typeof o._id === 'string' && /^[0-9a-f]{24}$/.test(o._id))).toEqual([true]);
+      const r = await ctx.owner.send('PUT /columns/{columnId}', { columnId: col._id }, { body: { statusOptions: [{ label: 'A', color: '#000001' }] } });
+      const again = (written(ctx, r, 'column', ColumnSchema, { bareInSpec: true }).statusOptions ?? []) as Array<{ _id?: unknown }>;
+      expect(again[0]?._id).not.toBe(first[0]?._id);
+    });
+  }
 });

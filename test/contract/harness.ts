@@ -1,5 +1,5 @@
 // The dialect loop: every contract file runs against the emulator's `spec` and `observed` dialects
-// and, when WBSYNC_LIVE_URL/WBSYNC_LIVE_KEY are set, against a live service with `observed`
+// and, when WBSYNC_LIVE_URL and a key (file) are set, against a live service with `observed`
 // expectations. Tests build their fixtures through the API so the same code runs live.
 
 import { afterAll, afterEach, beforeAll, beforeEach, describe, expect } from 'vitest';
@@ -7,6 +7,7 @@ import { startEmulator } from '../../src/emulator/index.js';
 import type { Dialect, RunningEmulator } from '../../src/emulator/types.js';
 import { Actor, describeReply } from './client.js';
 import { ABSENT_IN_OBSERVED, ENDPOINT_SET, type RouteName } from './endpoints.js';
+import { liveSettings } from '../helpers/service-target.js';
 
 export type { Dialect };
 
@@ -16,9 +17,12 @@ export interface TargetSpec {
   live: boolean;
 }
 
-const LIVE_URL = process.env.WBSYNC_LIVE_URL;
-const LIVE_KEY = process.env.WBSYNC_LIVE_KEY;
-const LIVE_KEY2 = process.env.WBSYNC_LIVE_KEY2;
+// The one switch the randomized suites use too (test/helpers/service-target.ts): WBSYNC_LIVE_URL
+// with WBSYNC_LIVE_KEY_FILE (or WBSYNC_LIVE_KEY), WBSYNC_LIVE_KEY2_FILE (or WBSYNC_LIVE_KEY2).
+const LIVE = liveSettings();
+const LIVE_URL = LIVE?.baseUrl;
+const LIVE_KEY = LIVE?.apiKey;
+const LIVE_KEY2 = LIVE?.apiKey2 ?? undefined;
 
 export function targets(): TargetSpec[] {
   const list: TargetSpec[] = [

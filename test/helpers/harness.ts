@@ -12,6 +12,7 @@ import { openStore } from '../../src/store/index.js';
 import type { Store } from '../../src/store/port.js';
 import { runPass, type PassOptions, type PassResult } from '../../src/sync/pass.js';
 import { runCli } from '../../src/cli/run.js';
+import { emulatorTarget, type ServiceTarget } from './service-target.js';
 
 export const silentLogger = createLogger({ level: 'silent' });
 
@@ -33,7 +34,10 @@ export function makeClient(emu: RunningEmulator, opts: { apiKey?: string; concur
 }
 
 export interface Harness {
+  /** The in-process emulator (a live harness has none: touching it throws, naming what was asked). */
   emu: RunningEmulator;
+  /** The service the suite writes to: the emulator, or a running service (live-service.ts). */
+  target: ServiceTarget;
   dir: string;
   dbPath: string;
   store: Store;
@@ -53,6 +57,7 @@ export async function makeHarness(dialect: Dialect, emuOpts: EmulatorOptions = {
   const others: Store[] = [];
   return {
     emu,
+    target: emulatorTarget(emu),
     dir,
     dbPath,
     store,
@@ -68,6 +73,44 @@ export async function makeHarness(dialect: Dialect, emuOpts: EmulatorOptions = {
       for (const o of others) o.close();
       await client.close();
       await emu.stop();
+      cleanup();
+    },
+  };
+}
+
+/** A harness on a running service: passes are restricted to the suite's workspace; the emulator
+ * is absent, and a suite reaching for it fails saying which emulator-only power it wanted. */
+export function makeTargetHarness(target: ServiceTarget, workspaceIds: string[]): Harness {
+  const { dir, cleanup } = tempDir();
+  const dbPath = join(dir, 'db', 'wbsync.db');
+  const store = openStore(dbPath);
+  const client = createHttpClient({
+    baseUrl: target.baseUrl, apiKey: target.apiKey, concurrency: 8, retries: 5, backoffBaseMs: 10, backoffMaxMs: 200, timeoutMs: 30_000,
+  });
+  const others: Store[] = [];
+  const emu = new Proxy({} as RunningEmulator, {
+    get: (_t, prop) => {
+      throw new Error(`emulator-only: ${String(prop)} is not available against ${target.label}`);
+    },
+  });
+  const scoped = (opts: PassOptions = {}): PassOptions => ({ workspaceIds, ...opts });
+  return {
+    emu,
+    target,
+    dir,
+    dbPath,
+    store,
+    client,
+    sync: (opts = {}) => runPass({ client, store, logger: silentLogger }, scoped(opts)),
+    openOther(name) {
+      const other = openStore(join(dir, `${name}.db`));
+      others.push(other);
+      return { store: other, sync: (opts = {}) => runPass({ client, store: other, logger: silentLogger }, scoped(opts)) };
+    },
+    async close() {
+      store.close();
+      for (const o of others) o.close();
+      await client.close();
       cleanup();
     },
   };

@@ -19,7 +19,7 @@
 // sub-records are read through the API by id, as a client would.
 
 import type { RunningEmulator } from '../../src/emulator/types.js';
-import { api, dumpOf } from './harness.js';
+import { asTarget, type ServiceTarget } from './service-target.js';
 
 /** One object of a list: its id, a readable label, and the fields people see. */
 export interface Item {
@@ -84,8 +84,8 @@ export interface ReadOptions {
   key?: string;
 }
 
-async function get(emu: RunningEmulator, path: string, key: string | undefined): Promise<any> {
-  const res = await api(emu, 'GET', path, undefined, key);
+async function get(emu: ServiceTarget, path: string, key: string | undefined): Promise<any> {
+  const res = await emu.call('GET', path, undefined, key);
   if (res.status !== 200) throw new Error(`readModule: GET ${path} answered ${res.status} ${JSON.stringify(res.body).slice(0, 200)}`);
   return res.body;
 }
@@ -107,9 +107,10 @@ function recordFields(r: Record<string, any>): Record<string, unknown> {
 }
 
 /** Reads module `moduleId` live into its canonical, ordered form. */
-export async function readModule(emu: RunningEmulator, moduleId: string, opts: ReadOptions = {}): Promise<ModuleView> {
+export async function readModule(service: RunningEmulator | ServiceTarget, moduleId: string, opts: ReadOptions = {}): Promise<ModuleView> {
   const key = opts.key;
-  const dump = dumpOf(emu);
+  const emu = asTarget(service);
+  const dump = await emu.dump();
   const doc = dump.modules.find((m) => m._id === moduleId);
   if (!doc) throw new Error(`readModule: no module ${moduleId}`);
   const workspaceId = String(doc.workspace);
@@ -146,7 +147,8 @@ export async function readModule(emu: RunningEmulator, moduleId: string, opts: R
       width: c.width ?? null,
       isRequired: c.isRequired ?? false,
       isHidden: c.isHidden ?? false,
-      statusOptions: c.statusOptions ?? [],
+      // an option's `_id` is the service's own (observed: a Mongoose sub-document id nothing can set back)
+      statusOptions: ((c.statusOptions ?? []) as Array<{ label: unknown; color: unknown }>).map((o) => ({ label: o.label, color: o.color })),
       settings: c.settings ?? {},
     },
   });

@@ -12,6 +12,10 @@ import { restoreWorkspace, type RestoreWorkspaceResult } from '../../src/restore
 import { api, dumpOf, makeHarness, type Harness } from '../helpers/harness.js';
 import { dyingClient } from '../helpers/dying-client.js';
 import { compareModules, formatDifferences, invertIdMap, readModule, type ModuleView } from '../helpers/module-snapshot.js';
+import { LIVE_SUBSTITUTES, LiveService } from '../helpers/live-service.js';
+import { prng } from '../helpers/random-writes.js';
+import { liveSettings, type ServiceTarget } from '../helpers/service-target.js';
+import { makeTargetHarness } from '../helpers/harness.js';
 
 interface WorkspaceView {
   workspace: Record<string, unknown>;
@@ -20,12 +24,13 @@ interface WorkspaceView {
   modules: Map<string, ModuleView>;
 }
 
-async function readWorkspace(emu: RunningEmulator, wsId: string): Promise<WorkspaceView> {
-  const ws = (await api(emu, 'GET', `/workspaces/${wsId}`)).body.workspace;
-  const members = ((await api(emu, 'GET', `/workspace-members/${wsId}`)).body.members as any[]).map((m) => `${m.user?._id ?? m.user} ${m.role}`).sort();
-  const automations = ((await api(emu, 'GET', `/automations/workspace/${wsId}`)).body.automations as any[]).map((a) => ({ name: a.name, trigger: a.trigger, conditions: a.conditions, match: a.match, actions: a.actions, isActive: a.isActive }));
+async function readWorkspace(emu: RunningEmulator | ServiceTarget, wsId: string): Promise<WorkspaceView> {
+  const get = async (path: string): Promise<any> => ('requestLog' in emu ? await api(emu, 'GET', path) : await emu.call('GET', path)).body;
+  const ws = (await get(`/workspaces/${wsId}`)).workspace;
+  const members = ((await get(`/workspace-members/${wsId}`)).members as any[]).map((m) => `${m.user?._id ?? m.user} ${m.role}`).sort();
+  const automations = ((await get(`/automations/workspace/${wsId}`)).automations as any[]).map((a) => ({ name: a.name, trigger: a.trigger, conditions: a.conditions, match: a.match, actions: a.actions, isActive: a.isActive }));
   const modules = new Map<string, ModuleView>();
-  for (const m of (await api(emu, 'GET', `/modules/${wsId}`)).body.modules as any[]) modules.set(m._id, await readModule(emu, m._id));
+  for (const m of (await get(`/modules/${wsId}`)).modules as any[]) modules.set(m._id, await readModule(emu, m._id));
   return { workspace: { name: ws.name, description: ws.description ?? '', icon: ws.icon ?? '', banner: ws.banner ?? '' }, members, automations, modules };
 }
 
@@ -169,3 +174,50 @@ describe('restore workspace, killed at ten points', () => {
     expect(compareWorkspaces(before, after, newToOldOf(h, r))).toEqual([]);
   });
 });
+
+// Against a running service (WBSYNC_LIVE_URL + WBSYNC_LIVE_KEY_FILE[, WBSYNC_LIVE_KEY2_FILE]): the
+// first case on a workspace of its own. Substitutes are printed; "nothing written" is read from the
+// service (its workspace list) instead of the emulator's request log. The other cases need a second
+// service and a crashing client (emulator-only powers) and do not run live.
+if (liveSettings()) {
+  describe('restore workspace (live)', () => {
+    it('brings back a deleted workspace with everything in it: zero differences', { timeout: 600_000 }, async () => {
+      const live = new LiveService(liveSettings()!);
+      const wsId = await live.seed(`wbsync restore-workspace ${Date.now()}`, prng(7));
+      const h = makeTargetHarness(live, [wsId]);
+      console.log(`live run against ${live.baseUrl}, workspace ${wsId}; substitutes:\n- ${LIVE_SUBSTITUTES.join('\n- ')}\n- "nothing written": the service's workspace list, not a request log\n- not run live: restoring into another service with --map-users, and the ten kill points (they need a second service and a dying client)`);
+      let restoredId: string | undefined;
+      try {
+        const before = await readWorkspace(live, wsId);
+        expect(before.modules.size).toBeGreaterThan(1);
+        await h.sync();
+        expect((await live.call('DELETE', `/workspaces/${wsId}`)).status).toBe(200);
+        await h.sync();
+        const r = await restoreWorkspace({ client: h.client, store: h.store }, { workspaceId: wsId, attribution: '', settleMs: 50 });
+        restoredId = r.workspaceId ?? undefined;
+        await live.idle();
+        expect(r.refused).toBe(0);
+        expect(r.notRestored.filter((n) => n.reason !== POSITION_UNSEEN)).toEqual([]);
+        live.workspaceId = r.workspaceId!;
+        const adoption = await live.adoptCopies(idMapOf(h.store.db, r.runId!));
+        console.log(`live: ${adoption.adopted} archived record(s) of the copy confirmed by id only, ${adoption.missing} not found`);
+        const after = await readWorkspace(live, r.workspaceId!);
+        const diffs = compareWorkspaces(before, after, newToOldOf(h, r));
+        console.log(`restore-workspace live: ${before.modules.size} modules, ${diffs.length} differences`);
+        expect(diffs).toEqual([]);
+        const again = await restoreWorkspace({ client: h.client, store: h.store }, { workspaceId: wsId, attribution: '' });
+        expect(again).toMatchObject({ alreadyRestored: true, workspaceId: r.workspaceId });
+        const names = async (): Promise<string[]> => ((await live.call('GET', '/workspaces')).body.workspaces as any[]).map((m) => String(m.workspace?._id)).sort();
+        const taken = `Taken ${Date.now()}`;
+        const made = await live.call('POST', '/workspaces', { name: taken });
+        const listed = await names();
+        await expect(restoreWorkspace({ client: h.client, store: h.store }, { workspaceId: wsId, newName: taken, attribution: '' })).rejects.toMatchObject({ code: 'restore_refused' });
+        expect(await names()).toEqual(listed);
+        await live.call('DELETE', `/workspaces/${made.body?.workspace?._id}`);
+      } finally {
+        await h.close();
+        if (restoredId) await live.call('DELETE', `/workspaces/${restoredId}`);
+      }
+    });
+  });
+}

@@ -12,8 +12,12 @@ import { startEmulator } from '../../src/emulator/index.js';
 import { openStore } from '../../src/store/index.js';
 import type { Store } from '../../src/store/port.js';
 import { runPass } from '../../src/sync/pass.js';
+import { createHttpClient } from '../../src/api/http-client.js';
+import type { ServiceClient } from '../../src/api/port.js';
 import { makeClient, silentLogger, tempDir, view } from '../helpers/harness.js';
+import { LIVE_SUBSTITUTES, LiveService } from '../helpers/live-service.js';
 import { Writer, prng, viewDiff } from '../helpers/random-writes.js';
+import { emulatorTarget, liveSettings, type ServiceTarget } from '../helpers/service-target.js';
 import { killAll, startDaemon, writeConfig, type LogLine } from './daemon-harness.js';
 
 export const SOAK_SECONDS = Number(process.env.WBSYNC_SOAK_SECONDS ?? 60);
@@ -59,32 +63,37 @@ function classify(daemon: Store, full: Store): { history: string[]; noSignal: st
   return out;
 }
 
-export async function soak(dialect: Dialect, seed: number): Promise<void> {
-  const emu = await startEmulator({ dialect, seed: 'demo', randomSeed: seed, clockMode: 'real', startTime: new Date() });
+export async function soak(on: Dialect | 'live', seed: number): Promise<void> {
+  // live: the suite's own workspace on the running service (WBSYNC_LIVE_URL + key files)
+  const live = on === 'live' ? new LiveService(liveSettings()!) : undefined;
+  const emu = live ? undefined : await startEmulator({ dialect: on as Dialect, seed: 'demo', randomSeed: seed, clockMode: 'real', startTime: new Date() });
+  const target: ServiceTarget = live ?? emulatorTarget(emu!);
+  const scope = live ? [await live.seed(`wbsync soak ${seed} ${Date.now()}`, prng(seed))] : undefined;
+  if (live) console.log(`soak: live run against ${live.baseUrl}, workspace ${scope![0]}; substitutes:\n- ${LIVE_SUBSTITUTES.join('\n- ')}\n- the daemon mirrors that workspace only (workspaces.include)`);
+  const dialect = target.dialect;
   const { dir, cleanup } = tempDir('wbsync-soak-');
-  const client = makeClient(emu);
+  const client: ServiceClient = emu ? makeClient(emu) : createHttpClient({ baseUrl: target.baseUrl, apiKey: target.apiKey, concurrency: 8, retries: 5, backoffBaseMs: 10, backoffMaxMs: 200, timeoutMs: 30_000 });
   const dbPath = join(dir, 'daemon.db');
   const full = openStore(join(dir, 'full.db'));
   let daemonView: Store | undefined;
   try {
-    await runPass({ client, store: full, logger: silentLogger }, { full: true });
-    const daemon = startDaemon(writeConfig(dir, 'soak', { db: dbPath, maxStalenessMinutes: WINDOW_MINUTES }), emu.baseUrl, emu.apiKey);
+    await runPass({ client, store: full, logger: silentLogger }, { full: true, workspaceIds: scope });
+    const daemon = startDaemon(writeConfig(dir, 'soak', { db: dbPath, maxStalenessMinutes: WINDOW_MINUTES, extra: scope ? { workspaces: { include: scope } } : undefined }), target.baseUrl, target.apiKey);
     const finished = (after: number) => (l: LogLine) => l.msg === 'pass finished' && l.status === 'complete' && Number(l.snapshot) > after;
     await daemon.waitForLog(finished(0), 30_000, 'the first pass');
-
     const rss: number[] = [];
     const sampler = setInterval(() => {
       const mb = rssMb(daemon.pid);
       if (mb !== null) rss.push(mb);
     }, 1000);
-    const w = new Writer(emu, prng(seed), dialect, 36, true);
+    const w = new Writer(target, prng(seed), dialect, 36, true);
     const until = Date.now() + SOAK_SECONDS * 1000;
     try {
       while (Date.now() < until) {
         await w.randomWrite();
         await new Promise((r) => setTimeout(r, 25));
       }
-      await emu.idle();
+      await target.idle();
     } finally {
       clearInterval(sampler);
     }
@@ -92,12 +101,12 @@ export async function soak(dialect: Dialect, seed: number): Promise<void> {
     const lastSnapshot = Number(passes[passes.length - 1]?.snapshot ?? 0);
     // one more pass that began after the last write, then a full pass over the same history
     const next = await daemon.waitForLog(finished(lastSnapshot + 1), 60_000, 'a pass after the writes');
-    await runPass({ client, store: full, logger: silentLogger }, { full: true });
+    await runPass({ client, store: full, logger: silentLogger }, { full: true, workspaceIds: scope });
     daemonView = openStore(dbPath, { readonly: true });
     const first = classify(daemonView, full);
     const mid = Math.floor(rss.length / 2);
     const figures = {
-      dialect,
+      target: target.label,
       writes: w.applied.length,
       passes: passes.length,
       afterOnePass: { snapshot: next.snapshot, noSignal: first.noSignal.length, history: first.history.length, other: first.other.length },
@@ -112,7 +121,8 @@ export async function soak(dialect: Dialect, seed: number): Promise<void> {
         console.log('  writes naming it', w.applied.filter((a) => a.includes(id)).join(' | '));
       }
     }
-    expect(w.applied.length, 'writes made').toBeGreaterThan(SOAK_SECONDS * 5);
+    // live, every write first reads the workspace back through the API (a second or so)
+    expect(w.applied.length, 'writes made').toBeGreaterThan(live ? SOAK_SECONDS / 4 : SOAK_SECONDS * 5);
     expect(first.other, `after one more pass, beyond what only the window bounds — ${w.reproducer(seed).slice(-4000)}`).toEqual([]);
 
     // after the window, nothing but history differs
@@ -121,7 +131,7 @@ export async function soak(dialect: Dialect, seed: number): Promise<void> {
     const after = Number(daemon.lines.filter((l) => l.msg === 'pass finished').pop()?.snapshot ?? 0);
     await daemon.waitForLog(finished(after), 30_000, 'a pass after the window');
     const second = classify(daemonView, full);
-    console.log(`soak ${dialect} after the window: ${JSON.stringify({ passes: at, noSignal: second.noSignal.length, history: second.history.length, other: second.other.length })}`);
+    console.log(`soak ${target.label} after the window: ${JSON.stringify({ passes: at, noSignal: second.noSignal.length, history: second.history.length, other: second.other.length })}`);
     expect([...second.noSignal, ...second.other], 'after the window').toEqual([]);
 
     // memory: the second half of the soak holds no more than the first, beyond noise
@@ -135,7 +145,8 @@ export async function soak(dialect: Dialect, seed: number): Promise<void> {
     full.close();
     await killAll();
     await client.close();
-    await emu.stop();
+    await emu?.stop();
+    await live?.cleanup();
     cleanup();
   }
 }

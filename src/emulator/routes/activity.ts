@@ -20,6 +20,23 @@ export function revertState(w: World, row: ActivityDoc): { canRevert: boolean; b
   return { canRevert: true, blocker: null };
 }
 
+/** Actions the deployed service can undo (its activityRevert service). */
+const OBSERVED_REVERTIBLE: ReadonlySet<string> = new Set(['cell_updated', 'record_updated', 'record_moved', 'record_deleted', 'collection_updated', 'column_updated']);
+
+/**
+ * What a feed row says of its revertability. Spec: the state now. Observed: the deployed service
+ * decides from the row alone (its action and whether it was reverted), with its own sentences — so
+ * a row's `canRevert` never changes because of later writes elsewhere.
+ */
+export function shownRevertState(w: World, row: ActivityDoc): { canRevert: boolean; blocker: string | null } {
+  if (!w.rules.observed) return revertState(w, row);
+  if (row.revertedAt) return { canRevert: false, blocker: 'This change has already been reverted' };
+  if (OBSERVED_REVERTIBLE.has(row.action)) return { canRevert: true, blocker: null };
+  if (row.action.endsWith('_created')) return { canRevert: false, blocker: 'Undoing a creation would delete it and everything inside — delete it manually instead' };
+  if (row.action.endsWith('_deleted')) return { canRevert: false, blocker: 'The original data no longer exists, so it cannot be restored' };
+  return { canRevert: false, blocker: 'This kind of change cannot be reverted' };
+}
+
 function parseLimit(raw: string | null): number {
   const n = Math.floor(Number(raw));
   if (raw === null || raw === '' || !Number.isFinite(n)) return 50;
@@ -66,7 +83,7 @@ export const activityRoutes: RouteDef[] = [
       const page = w.activity.page(ws._id, q);
       return ok({
         activities: page.rows.map((row) => {
-          const r = revertState(w, row);
+          const r = shownRevertState(w, row);
           return w.ser.activity(row, r.canRevert, r.blocker);
         }),
         hasMore: page.hasMore,

@@ -3,6 +3,7 @@
 
 import { Body } from '../body.js';
 import type { Json, StatusOptionDoc } from '../docs.js';
+import { isObjectId } from '../ids.js';
 import { fail } from '../http-reply.js';
 import type { RouteDef } from '../router.js';
 import { SUBRECORD_SEED_STATUS } from '../writes-records.js';
@@ -36,7 +37,7 @@ function readStatusOptions(w: World, b: Body): StatusOptionDoc[] | undefined {
   const out: StatusOptionDoc[] = [];
   for (const o of raw) {
     if (o && typeof o === 'object' && !Array.isArray(o) && typeof o.label === 'string') {
-      out.push({ label: o.label, color: typeof o.color === 'string' ? o.color : '#94A3B8' });
+      out.push({ label: o.label, color: typeof o.color === 'string' ? o.color : '#94A3B8', ...(w.rules.observed && isObjectId(o._id) ? { _id: o._id } : {}) });
     } else if (!w.rules.observed) {
       throw fail(400, 'statusOptions must be an array of {label, color}');
     }

@@ -1,5 +1,6 @@
 // Workspace member routes. Spec: owner/admin rules, pending email invites with accept/decline,
-// last-owner protection. Observed: no permission checks, members always active, no accept/decline.
+// last-owner protection. Observed (members-observed.ts): the deployed service's own rules, members
+// always active, no accept/decline.
 
 import { Body } from '../body.js';
 import type { MemberDoc, Role, UserDoc } from '../docs.js';
@@ -9,6 +10,7 @@ import { changeRole, inviteMember, removeMember } from '../writes-structure.js';
 import { personActor, type World } from '../world.js';
 import { listReply, ok } from './helpers.js';
 import { findWorkspace } from './workspaces.js';
+import { addMemberObserved, changeRoleObserved } from './members-observed.js';
 
 const ADDABLE: readonly Role[] = ['admin', 'member', 'guest'];
 const ROLES: readonly Role[] = ['owner', 'admin', 'member', 'guest'];
@@ -74,7 +76,9 @@ export const memberRoutes: RouteDef[] = [
   {
     method: 'POST',
     template: '/workspace-members/{workspaceId}',
-    handler: ({ w, user, params, body }) => {
+    handler: (ctx) => {
+      if (ctx.w.rules.observed) return addMemberObserved(ctx);
+      const { w, user, params, body } = ctx;
       const ws = findWorkspace(w, params.workspaceId!, user, 'manager');
       const b = new Body(body, w.rules, 'member');
       const email = b.optionalString('email');
@@ -100,7 +104,9 @@ export const memberRoutes: RouteDef[] = [
   {
     method: 'PUT',
     template: '/workspace-members/{workspaceId}/{userId}',
-    handler: ({ w, user, params, body }) => {
+    handler: (ctx) => {
+      if (ctx.w.rules.observed) return changeRoleObserved(ctx);
+      const { w, user, params, body } = ctx;
       const ws = findWorkspace(w, params.workspaceId!, user, 'manager');
       const m = findMember(w, ws._id, params.userId!);
       const role = new Body(body, w.rules, 'member').raw('role');
@@ -120,6 +126,12 @@ export const memberRoutes: RouteDef[] = [
     handler: ({ w, user, params }) => {
       const self = params.userId === user._id;
       const ws = findWorkspace(w, params.workspaceId!, user, self ? 'member' : 'manager');
+      if (w.rules.observed) {
+        // The deployed service deletes whatever matches, checks nothing, and answers 200 either way.
+        const found = w.state.membership(ws._id, params.userId!);
+        if (found) removeMember(w, personActor(user), found);
+        return ok({ message: 'Member removed successfully' });
+      }
       const m = findMember(w, ws._id, params.userId!);
       if (m.role === 'owner' && ownerCount(w, ws._id) <= 1) throw fail(400, 'Cannot remove the last owner of the workspace');
       removeMember(w, personActor(user), m);

@@ -1,0 +1,75 @@
+// Regression (issue 33): a sub-record's completion or position writes no feed row on the deployed
+// service and moves only its module's `updatedAt`; a logged write to the same module after it used
+// to hide it from the incremental pass (the plan re-listed sub-records only when the module's
+// `updatedAt` was later than its newest new row). The issue's reproduction, on both dialects, and
+// the deployed service's order inside one write (the row after the module touch, other requests
+// in between) with the two writes sent in the same tick.
+
+import { afterEach, describe, expect, it } from 'vitest';
+import type { Dialect } from '../../src/emulator/types.js';
+import { api, makeHarness, unwrap, view, type Harness } from '../helpers/harness.js';
+
+type Doc = Record<string, any>;
+
+async function ok(h: Harness, method: string, path: string, body: unknown, key: string): Promise<Doc> {
+  const res = await api(h.emu, method, path, body);
+  expect(res.status, `${method} ${path}: ${JSON.stringify(res.body)}`).toBeLessThan(300);
+  return unwrap(res.body, key);
+}
+
+/** Workspace, module, collection; a record P with a sub-record S; another record O. */
+async function board(h: Harness): Promise<{ p: Doc; s: Doc; o: Doc }> {
+  const ws = await ok(h, 'POST', '/workspaces', { name: 'Hidden sub-record' }, 'workspace');
+  const mod = await ok(h, 'POST', `/modules/${ws._id}`, { name: 'Board' }, 'module');
+  const col = await ok(h, 'POST', `/collections/${mod._id}`, { name: 'Group' }, 'collection');
+  const p = await ok(h, 'POST', `/records/${col._id}`, { name: 'Parent' }, 'record');
+  const s = await ok(h, 'POST', `/records/${p._id}/sub-records`, { name: 'Sub' }, 'record');
+  const o = await ok(h, 'POST', `/records/${col._id}`, { name: 'Other' }, 'record');
+  return { p, s, o };
+}
+
+const stored = (h: Harness, id: string): Doc | undefined => view(h.store, 'records', 'WHERE id = ?', [id])[0];
+
+describe.each(['spec', 'observed'] as Dialect[])('the incremental pass sees a sub-record write a later logged write hides (%s dialect)', (dialect) => {
+  let h: Harness | undefined;
+  afterEach(async () => {
+    await h?.close();
+    h = undefined;
+  });
+
+  it('a completion, then 200 ms later a rename of another record in the module: the completion is stored', async () => {
+    h = await makeHarness(dialect, { seed: 'none' });
+    const { p, s, o } = await board(h);
+    expect((await h.sync({ full: true })).failures).toEqual([]);
+    expect(stored(h, s._id)).toMatchObject({ is_completed: 0 });
+
+    h.emu.requestLog.clear();
+    await ok(h, 'PUT', `/records/${s._id}`, { isCompleted: true }, 'record');
+    h.emu.clock.advance(200);
+    await ok(h, 'PUT', `/records/${o._id}`, { name: 'Other renamed' }, 'record');
+    h.emu.clock.advance(1000);
+    const pass = await h.sync();
+    expect(pass.kind).toBe('incremental');
+    expect(stored(h, o._id)).toMatchObject({ name: 'Other renamed' });
+    expect(stored(h, s._id), 'the sub-record completion').toMatchObject({ is_completed: 1 });
+    expect(h.emu.requestLog.counts()['GET /records/{recordId}/sub-records'] ?? 0).toBeGreaterThan(0);
+    void p;
+  });
+
+  it('a position change and a rename sent in the same tick: the position is stored', async () => {
+    h = await makeHarness(dialect, { seed: 'none' });
+    const { p, s, o } = await board(h);
+    const s2 = await ok(h, 'POST', `/records/${p._id}/sub-records`, { name: 'Sub two' }, 'record');
+    expect((await h.sync({ full: true })).failures).toEqual([]);
+
+    await Promise.all([
+      ok(h, 'PUT', `/records/${o._id}`, { name: 'Other renamed' }, 'record'),
+      ok(h, 'PUT', `/records/${s._id}`, { position: 7 }, 'record'),
+      ok(h, 'PUT', `/records/${s2._id}`, { isCompleted: true }, 'record'),
+    ]);
+    h.emu.clock.advance(1000);
+    await h.sync();
+    expect(stored(h, s._id)).toMatchObject({ position: 7 });
+    expect(stored(h, s2._id)).toMatchObject({ is_completed: 1 });
+  });
+});
