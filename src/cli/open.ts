@@ -1,10 +1,15 @@
 // Opening what commands need: the service client (from config) and the snapshot store.
 
+import path from 'node:path';
 import { createHttpClient } from '../api/http-client.js';
+import { waitForLock, type DbLock } from '../daemon/lock.js';
 import type { ServiceClient } from '../api/port.js';
 import { requireService } from '../config/load.js';
-import { EXIT_CODES } from '../domain/errors.js';
+import { EXIT_CODES, WbsyncError } from '../domain/errors.js';
+import { ensureDir } from '../store/file-modes.js';
 import { openStore } from '../store/index.js';
+import { inspectDatabase, refuseUnusable } from '../store/open-inspect.js';
+import { toStorageError } from '../store/storage-error.js';
 import type { Store } from '../store/port.js';
 import type { CommandContext } from './command.js';
 import { createProgressLine, formatRestoreProgress } from './progress.js';
@@ -34,12 +39,87 @@ export function openDb(ctx: CommandContext, opts: { readonly?: boolean } = {}): 
   return openStore(ctx.config().config.db, opts);
 }
 
+const NO_LOCK: DbLock = { path: ':memory:', pid: process.pid, release: () => undefined };
+
+/**
+ * The database's write lock for a command that changes it (`command` names it in others'
+ * messages). Beside a running daemon or another writer it waits its turn — between the daemon's
+ * passes — saying on stderr what it waits for; it never asks anyone to stop the daemon. What is
+ * at the path is checked first, without writing: `create` (sync) accepts a missing database and
+ * makes its folder; every other writer needs a database that exists.
+ */
+export async function lockForWrite(ctx: CommandContext, command: string, opts: { create?: boolean } = {}): Promise<DbLock> {
+  const db = ctx.config().config.db;
+  if (db === ':memory:') return NO_LOCK;
+  const file = path.resolve(db);
+  try {
+    refuseUnusable(file, inspectDatabase(file), opts.create ? 'write' : 'change');
+  } catch (e) {
+    throw toStorageError(e, `opening database ${file}`);
+  }
+  if (opts.create) {
+    try {
+      ensureDir(path.dirname(file));
+    } catch (e) {
+      const code = (e as NodeJS.ErrnoException).code ?? 'error';
+      throw new WbsyncError('storage', `cannot create the folder ${path.dirname(file)} for the database (${code})`, {
+        hint: 'check --db (or `db` in the configuration): its folder must be creatable and writable by this user',
+        cause: e,
+      });
+    }
+  }
+  let told = false;
+  const lock = await waitForLock(file, {
+    command,
+    signal: ctx.signal,
+    logger: ctx.logger(),
+    onWait: (who, waitedMs) => {
+      ctx.stderr.write(
+        told
+          ? `wbsync: still waiting for ${who} (${Math.round(waitedMs / 1000)} s)\n`
+          : `wbsync: the database is being changed by ${who}; this ${command} waits its turn (up to 30 min)\n`,
+      );
+      told = true;
+    },
+  });
+  ctx.logger().debug({ command, lock: lock.path }, 'database write lock taken');
+  let released = false;
+  return {
+    path: lock.path,
+    pid: lock.pid,
+    release() {
+      if (released) return;
+      released = true;
+      lock.release();
+      ctx.logger().debug({ command, lock: lock.path }, 'database write lock released');
+    },
+  };
+}
 
 /** What a command that writes through the restore journal opens: the client, the store and a
  * progress line fed by the applier; `close()` (in a finally) ends the line and closes both. */
-export function openForRun(ctx: CommandContext, target?: TargetService): { client: ServiceClient; store: Store; onProgress: (done: number, total: number) => void; endProgress(): void; close(): Promise<void> } {
-  const client = openClient(ctx, undefined, target);
-  const store = openDb(ctx);
+export interface RunOptions {
+  /** Names the command in others' lock messages ('rollback', 'restore module'…). */
+  command: string;
+  /** A dry run writes nothing: it takes no lock. */
+  dryRun?: boolean;
+  target?: TargetService;
+}
+
+export type OpenRun = { client: ServiceClient; store: Store; onProgress: (done: number, total: number) => void; endProgress(): void; close(): Promise<void> };
+
+export async function openForRun(ctx: CommandContext, opts: RunOptions): Promise<OpenRun> {
+  const client = openClient(ctx, undefined, opts.target);
+  let lock: DbLock = NO_LOCK;
+  let store: Store;
+  try {
+    if (!opts.dryRun) lock = await lockForWrite(ctx, opts.command);
+    store = openDb(ctx);
+  } catch (e) {
+    lock.release();
+    await client.close();
+    throw e;
+  }
   const progress = createProgressLine(ctx.stderr, !ctx.json);
   const started = Date.now();
   return {
@@ -49,8 +129,12 @@ export function openForRun(ctx: CommandContext, target?: TargetService): { clien
     endProgress: () => progress.done(),
     async close() {
       progress.done();
-      store.close();
-      await client.close();
+      try {
+        store.close();
+      } finally {
+        lock.release();
+        await client.close();
+      }
     },
   };
 }
@@ -62,11 +146,11 @@ export function openForRun(ctx: CommandContext, target?: TargetService): { clien
  */
 export async function runJournaledCommand<R extends { refused: number }>(
   ctx: CommandContext,
-  go: (run: ReturnType<typeof openForRun>) => Promise<R>,
+  go: (run: OpenRun) => Promise<R>,
   lines: (r: R) => string[],
-  opts: { target?: TargetService; exitOf?: (r: R) => number } = {},
+  opts: RunOptions & { exitOf?: (r: R) => number },
 ): Promise<number> {
-  const run = openForRun(ctx, opts.target);
+  const run = await openForRun(ctx, opts);
   try {
     const r = await go(run);
     run.endProgress();

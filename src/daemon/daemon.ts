@@ -1,11 +1,19 @@
-// `wbsync daemon` wired together: the lock, the store, the client, the health server and the
+// `wbsync daemon` wired together: the locks, the store, the client, the health server and the
 // scheduler; runs until the signal aborts, then stops in order within the shutdown deadline.
+// Locks (lock.ts): the daemon lock for its whole life (one daemon per database), the write lock
+// only for each pass with its upkeep — so `wbsync sync`, prune, rollback, restore and erase take
+// their turn between passes instead of being refused, and a pass waits for them.
 
 import { createHttpClient } from '../api/http-client.js';
 import type { ServiceClient } from '../api/port.js';
 import { requireService, type LoadedConfig } from '../config/load.js';
 import type { Logger } from '../config/logger.js';
+import path from 'node:path';
 import { openStore } from '../store/index.js';
+import { ensureDir } from '../store/file-modes.js';
+import { inspectDatabase, refuseUnusable } from '../store/open-inspect.js';
+import { toStorageError } from '../store/storage-error.js';
+import { WbsyncError } from '../domain/errors.js';
 import type { Store } from '../store/port.js';
 import { cronIntervalMs } from './cron-interval.js';
 import { PassMetrics } from './daemon-metrics.js';
@@ -14,13 +22,13 @@ import { HealthState, REASON_AUTH } from './health-state.js';
 import { mountConsole } from './console-mount.js';
 import { parseListen, startHealthServer, type HealthServer } from './health-server.js';
 import type { WebConsole } from '../ui/console.js';
-import { acquireLock, type DbLock } from './lock.js';
+import { acquireLock, waitForLock, type DbLock } from './lock.js';
 import { Notifier } from '../alerts/notifier.js';
 import { createOperations, type PassHooks } from './operations.js';
 import { createPassRunner } from './pass-runner.js';
 import { createRateLimitedLog } from './rate-limited-log.js';
 import { createDrillSchedule, type DrillSchedule } from './drill-schedule.js';
-import { createScheduler, nodeCronPort, type CronHandle, type CronPort } from './scheduler.js';
+import { createScheduler, nodeCronPort, type CronHandle, type CronPort, type PassRunner } from './scheduler.js';
 
 export interface DaemonOptions {
   loaded: LoadedConfig;
@@ -55,6 +63,44 @@ async function withDeadline<T>(p: Promise<T>, ms: number): Promise<boolean> {
   }
 }
 
+/** The database's folder made (0700) when missing, after refusing what is not a usable database. */
+function prepareFolder(db: string): void {
+  const file = path.resolve(db);
+  try {
+    refuseUnusable(file, inspectDatabase(file), 'write');
+  } catch (e) {
+    throw toStorageError(e, `opening database ${file}`);
+  }
+  try {
+    ensureDir(path.dirname(file));
+  } catch (e) {
+    throw new WbsyncError('storage', `cannot create the folder ${path.dirname(file)} for the database (${(e as NodeJS.ErrnoException).code ?? 'error'})`, {
+      hint: 'check `db` in the configuration (or --db): its folder must be creatable and writable by the daemon\'s user',
+      cause: e,
+    });
+  }
+}
+
+/** Each pass (with its upkeep: tripwire, prune, erasures) under the write lock, waiting its turn. */
+function lockedPasses(signal: AbortSignal, logger: Logger, take: (command: string) => Promise<DbLock | null>, holding: (l: DbLock | null) => void, run: PassRunner): PassRunner {
+  return async (kind, reason) => {
+    let held: DbLock | null;
+    try {
+      held = await take('daemon pass');
+    } catch (e) {
+      if (!signal.aborted) logger.warn({ kind, err: e instanceof Error ? e.message : String(e) }, 'pass skipped: the database lock could not be taken');
+      return;
+    }
+    holding(held);
+    try {
+      await run(kind, reason);
+    } finally {
+      held?.release();
+      holding(null);
+    }
+  };
+}
+
 export async function runDaemon(opts: DaemonOptions): Promise<DaemonSummary> {
   const { loaded, logger, signal } = opts;
   const now = opts.now ?? Date.now;
@@ -64,7 +110,21 @@ export async function runDaemon(opts: DaemonOptions): Promise<DaemonSummary> {
   const intervalMs = cronIntervalMs(config.schedule.incremental);
   const limited = createRateLimitedLog(logger);
 
-  const lock: DbLock | null = config.db === ':memory:' ? null : acquireLock(config.db, { logger });
+  const onDisk = config.db !== ':memory:';
+  if (onDisk) prepareFolder(config.db);
+  const lock: DbLock | null = onDisk ? acquireLock(config.db, { kind: 'daemon', command: 'daemon', logger }) : null;
+  // the write lock of the pass in flight (released in the finally below if a pass outlives the deadline)
+  const inFlight: { lock: DbLock | null } = { lock: null };
+  const takeWriteLock = async (command: string): Promise<DbLock | null> =>
+    onDisk
+      ? waitForLock(config.db, {
+          command,
+          signal,
+          waitMs: Number.POSITIVE_INFINITY,
+          logger,
+          onWait: (holder, waitedMs) => logger.info({ holder, waitedS: Math.round(waitedMs / 1000), for: command }, 'waiting for the database: another writer holds it'),
+        })
+      : null;
   let store: Store | undefined;
   let client: ServiceClient | undefined;
   let server: HealthServer | undefined;
@@ -74,7 +134,13 @@ export async function runDaemon(opts: DaemonOptions): Promise<DaemonSummary> {
   const drills: DrillSchedule[] = [];
   let drillCron: CronHandle | undefined;
   try {
-    store = openStore(config.db);
+    // migrations at start run under the write lock too (a `wbsync sync` may be mid-pass)
+    const openLock = await takeWriteLock('daemon start');
+    try {
+      store = openStore(config.db);
+    } finally {
+      openLock?.release();
+    }
     const openedStore = store;
     const metrics = new PassMetrics();
     client = createHttpClient({
@@ -126,7 +192,7 @@ export async function runDaemon(opts: DaemonOptions): Promise<DaemonSummary> {
       logger,
       cron: opts.cron,
       now,
-      run: createPassRunner({
+      run: lockedPasses(signal, logger, takeWriteLock, (l) => (inFlight.lock = l), createPassRunner({
         client,
         store,
         logger,
@@ -140,7 +206,7 @@ export async function runDaemon(opts: DaemonOptions): Promise<DaemonSummary> {
         afterPass: refreshFigures,
         hooks,
         now,
-      }),
+      })),
     });
 
     metrics.setLive(() => {
@@ -208,6 +274,7 @@ export async function runDaemon(opts: DaemonOptions): Promise<DaemonSummary> {
       logger.warn({ err: String(e) }, 'closing the database failed');
     }
     if (client) await withDeadline(client.close(), 1_000).catch(() => false);
+    inFlight.lock?.release();
     lock?.release();
     limited.flush();
     logger.info({}, 'stopped');

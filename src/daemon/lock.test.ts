@@ -1,75 +1,109 @@
-import { existsSync, mkdtempSync, readFileSync, rmSync, statSync, utimesSync, writeFileSync } from 'node:fs';
+import { existsSync, mkdirSync, mkdtempSync, readFileSync, rmSync, statSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
-import { isWbsyncError } from '../domain/errors.js';
-import { acquireLock, isProcessAlive, lockPathFor } from './lock.js';
+import { isWbsyncError, WbsyncError } from '../domain/errors.js';
+import { acquireLock, isLockHeld, isProcessAlive, lockPathFor, waitForLock } from './lock.js';
+import { holderPathFor, readLockHolder } from './lock-holder.js';
+
+function failure(fn: () => unknown): WbsyncError {
+  try {
+    fn();
+  } catch (e) {
+    if (isWbsyncError(e)) return e;
+    throw e;
+  }
+  throw new Error('expected a refusal');
+}
 
 describe('database lock', () => {
   let dir: string;
   let db: string;
   beforeEach(() => {
     dir = mkdtempSync(join(tmpdir(), 'wbsync-lock-'));
-    db = join(dir, 'sub', 'wbsync.db');
+    db = join(dir, 'wbsync.db');
   });
   afterEach(() => rmSync(dir, { recursive: true, force: true }));
 
-  it('should create <db>.lock with the pid, mode 0600, and remove it on release', () => {
-    const lock = acquireLock(db, { pid: 4242, isAlive: () => true });
+  it('should hold <db>.lock (mode 0600, kept on release) and note who holds it', () => {
+    const lock = acquireLock(db, { command: 'prune' });
     expect(lock.path).toBe(lockPathFor(db));
-    expect(readFileSync(lock.path, 'utf8').trim()).toBe('4242');
     expect(statSync(lock.path).mode & 0o777).toBe(0o600);
+    expect(readLockHolder(lock.path)).toMatchObject({ pid: process.pid, command: 'prune' });
+    expect(isLockHeld(db)).toBe(true);
     lock.release();
-    expect(existsSync(lock.path)).toBe(false);
+    lock.release();
+    expect(existsSync(lock.path)).toBe(true); // never removed: a new file would be a second lock
+    expect(existsSync(holderPathFor(lock.path))).toBe(false);
+    expect(isLockHeld(db)).toBe(false);
+  });
+
+  it('should refuse a second holder, saying what holds it and never advising to stop it', () => {
+    const first = acquireLock(db, { command: 'rollback' });
+    const err = failure(() => acquireLock(db, { command: 'sync' }));
+    expect(err.code).toBe('locked');
+    expect(err.message).toContain(`a \`wbsync rollback\` (pid ${process.pid}`);
+    expect(`${err.message} ${err.hint}`).not.toMatch(/kill|stop the/);
+    first.release();
+    acquireLock(db).release();
+  });
+
+  it('should name the daemon, and a daemon lock apart from the write lock', () => {
+    const daemon = acquireLock(db, { kind: 'daemon', command: 'daemon' });
+    const err = failure(() => acquireLock(db, { kind: 'daemon', command: 'daemon' }));
+    expect(err.message).toContain('already served by the wbsync daemon');
+    expect(err.hint).toContain('wbsync sync');
+    const pass = acquireLock(db, { command: 'daemon pass' }); // the write lock is another lock
+    expect(failure(() => acquireLock(db, { command: 'prune' })).message).toContain("the wbsync daemon's pass");
+    pass.release();
+    daemon.release();
+  });
+
+  it('should take over a lock whose holder ended without releasing it, with a log line', () => {
+    writeFileSync(lockPathFor(db), '');
+    writeFileSync(holderPathFor(lockPathFor(db)), JSON.stringify({ pid: 2 ** 22 + 12345, command: 'sync', since: '', token: 't' }));
+    const logged: string[] = [];
+    const lock = acquireLock(db, { logger: { warn: (_f, m) => logged.push(m) } });
+    expect(logged).toEqual([expect.stringContaining('stale lock')]);
+    expect(readLockHolder(lock.path)?.pid).toBe(process.pid);
     lock.release();
   });
 
-  it('should refuse a second holder while the first is alive, naming its pid', () => {
-    const first = acquireLock(db, { pid: 1111, isAlive: () => true });
-    let err: unknown;
-    try {
-      acquireLock(db, { pid: 2222, isAlive: (p) => p === 1111 });
-    } catch (e) {
-      err = e;
-    }
-    expect(isWbsyncError(err) && err.code).toBe('locked');
-    expect((err as Error).message).toContain('pid 1111');
-    expect(readFileSync(first.path, 'utf8').trim()).toBe('1111');
+  it("should take over an older wbsync's text lock of a gone pid, and refuse one of a live pid", () => {
+    writeFileSync(lockPathFor(db), `${2 ** 22 + 12345}\n`);
+    acquireLock(db).release();
+    expect(readFileSync(lockPathFor(db)).length).toBe(0);
+    writeFileSync(lockPathFor(db), `${process.ppid}\n`);
+    const err = failure(() => acquireLock(db));
+    expect(err.message).toContain(`an older wbsync (a version before this lock format) (pid ${process.ppid}`);
+  });
+
+  it('should wait its turn behind another holder, tell what it waits for, and take the lock when it is free', async () => {
+    const first = acquireLock(db, { command: 'daemon pass' });
+    const told: string[] = [];
+    setTimeout(() => first.release(), 300);
+    const lock = await waitForLock(db, { command: 'sync', pollMs: 20, onWait: (who) => told.push(who) });
+    expect(told).toEqual([expect.stringContaining("the wbsync daemon's pass")]);
+    expect(readLockHolder(lock.path)?.command).toBe('sync');
+    lock.release();
+  });
+
+  it('should give up after the bounded wait, naming the holder and how long it waited', async () => {
+    const first = acquireLock(db, { command: 'restore module' });
+    await expect(waitForLock(db, { waitMs: 150, pollMs: 20 })).rejects.toThrow(/being changed by a `wbsync restore module` \(pid \d+.*\(waited 0 s\)/);
     first.release();
   });
 
-  it('should take over a stale lock whose pid is gone, with a log line', () => {
-    acquireLock(db, { pid: 1111, isAlive: () => true }); // left behind, never released
-    const logged: string[] = [];
-    const lock = acquireLock(db, { pid: 2222, isAlive: () => false, logger: { warn: (_f, m) => logged.push(m) } });
-    expect(readFileSync(lock.path, 'utf8').trim()).toBe('2222');
-    expect(logged).toEqual([expect.stringContaining('stale lock')]);
-    lock.release();
+  it('should say clearly that the folder of the database does not exist', () => {
+    const err = failure(() => acquireLock(join(dir, 'missing', 'wbsync.db')));
+    expect(err.code).toBe('storage');
+    expect(err.message).toContain(`its folder ${join(dir, 'missing')} does not exist`);
   });
 
-  it('should treat its own pid in a lock it did not create as stale (a restarted container is pid 1 again)', () => {
-    acquireLock(db, { pid: 1, isAlive: () => true });
-    const lock = acquireLock(db, { pid: 1, isAlive: () => true });
-    expect(readFileSync(lock.path, 'utf8').trim()).toBe('1');
-    lock.release();
-  });
-
-  it('should not remove a lock another daemon has taken over', () => {
-    const mine = acquireLock(db, { pid: 1111, isAlive: () => true });
-    const theirs = acquireLock(db, { pid: 2222, isAlive: () => false });
-    mine.release();
-    expect(readFileSync(theirs.path, 'utf8').trim()).toBe('2222');
-    theirs.release();
-  });
-
-  it('should hold an empty, fresh lock as taken (another daemon is writing it) and an old one as stale', () => {
-    const acquire = () => acquireLock(db, { pid: 3, isAlive: () => true });
-    acquire().release();
-    writeFileSync(lockPathFor(db), '');
-    expect(acquire).toThrow(/starting up/);
-    const old = (Date.now() - 60_000) / 1000;
-    utimesSync(lockPathFor(db), old, old);
-    acquire().release();
+  it('should not trust a holder note that names a shell command', () => {
+    mkdirSync(join(dir, 'x'));
+    writeFileSync(holderPathFor(lockPathFor(db)), JSON.stringify({ pid: process.pid, command: 'sync; rm -rf /', since: '' }));
+    expect(readLockHolder(lockPathFor(db))?.command).toBe('unknown command');
   });
 
   it('should tell a live process from a gone one', () => {

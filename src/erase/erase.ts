@@ -96,7 +96,7 @@ const fileBytes = (db: Database.Database): number => (db.pragma('page_count', { 
 function compact(db: Database.Database, exclusive: EraseOptions['exclusive']): { done: boolean; note?: string } {
   const lock = exclusive ? exclusive() : { release: () => undefined };
   if ('heldBy' in lock) {
-    return { done: false, note: `a daemon (${lock.heldBy}) is using the database: the history is rewritten and the ledger keeps syncs from storing it again, but the file may still hold erased bytes in free space. The daemon finishes it after its next full pass; or stop the daemon and run the same wbsync erase again to finish now (it only compacts then).` };
+    return { done: false, note: `a daemon (${lock.heldBy}) is using the database: the history is rewritten and the ledger keeps syncs from storing it again, but the file may still hold erased bytes in free space. The daemon finishes it after its next full pass; or run the same wbsync erase again to finish now (it takes its turn between the daemon's passes and only compacts then).` };
   }
   try {
     if ((db.pragma('auto_vacuum', { simple: true }) as number) !== 2) db.pragma('auto_vacuum = INCREMENTAL');

@@ -3,12 +3,14 @@
 // Streamed: rows are stepped one at a time and written in chunks, waiting for the stream to drain,
 // so memory stays flat whatever the size. Written into a 0700 temporary folder beside the target
 // (files 0600, fsynced) and renamed into place only when every file is complete: a crash leaves
-// no folder that looks like an export.
+// no folder that looks like an export, and the next export clears it (export-temp.ts).
 import fs from 'node:fs';
 import path from 'node:path';
 import Database from 'better-sqlite3';
 import { WbsyncError } from '../domain/errors.js';
-import { DIR_MODE, FILE_MODE, ensureDir } from './file-modes.js';
+import { FILE_MODE, ensureDir } from './file-modes.js';
+import { makeExportTemp } from './export-temp.js';
+import { openReadOnlyConnection } from './open-inspect.js';
 import { csvLine, jsonLine, type Cell } from './row-text.js';
 import { toStorageError } from './storage-error.js';
 import { VIEW_SOURCES, viewAsOfSql } from './view-sources.js';
@@ -76,9 +78,15 @@ export async function exportFiles(dbPath: string, outDir: string, n: number, for
     });
   }
   ensureDir(path.dirname(target));
-  const tmpDir = fs.mkdtempSync(path.join(path.dirname(target), '.wbsync-export-'));
-  fs.chmodSync(tmpDir, DIR_MODE);
-  const db = new Database(dbPath, { readonly: true, fileMustExist: true });
+  const tmpDir = makeExportTemp(path.dirname(target));
+  let db: Database.Database;
+  try {
+    // writes nothing beside the database (it may be on read-only media)
+    db = openReadOnlyConnection(dbPath);
+  } catch (e) {
+    fs.rmSync(tmpDir, { recursive: true, force: true });
+    throw toStorageError(e, `exporting snapshot ${n} as ${format} to ${target}`);
+  }
   try {
     const files: ExportedFile[] = [];
     db.exec('BEGIN'); // one read transaction: every view from the same state

@@ -9,7 +9,8 @@ import path from 'node:path';
 import Database from 'better-sqlite3';
 import { WbsyncError } from '../domain/errors.js';
 import { SPECS } from './entity-specs.js';
-import { DIR_MODE, FILE_MODE, ensureDir } from './file-modes.js';
+import { FILE_MODE, ensureDir } from './file-modes.js';
+import { makeExportTemp } from './export-temp.js';
 import { rebuildSearch } from './fts.js';
 import { MIGRATIONS } from './migrations/index.js';
 import { toStorageError } from './storage-error.js';
@@ -46,9 +47,8 @@ export function exportCopy(db: Database.Database, outPath: string, n: number, op
   if (!opts.overwrite && fs.existsSync(target)) throw refuse();
   if (path.resolve(db.name) === target) throw new WbsyncError('usage', 'export target is the database itself');
   ensureDir(path.dirname(target));
-  const tmpDir = fs.mkdtempSync(path.join(path.dirname(target), '.wbsync-export-'));
+  const tmpDir = makeExportTemp(path.dirname(target));
   try {
-    fs.chmodSync(tmpDir, DIR_MODE);
     const tmp = path.join(tmpDir, 'export.db');
     // created empty and 0600 before SQLite writes a byte (VACUUM INTO accepts an empty file)
     fs.closeSync(fs.openSync(tmp, 'wx', FILE_MODE));

@@ -50,7 +50,11 @@ export function migrate(db: Database.Database, now: () => string, migrations: re
 
 /** For read-only opens: refuse a database whose schema is missing or behind this wbsync's. */
 export function checkSchemaCurrent(db: Database.Database, migrations: readonly Migration[] = MIGRATIONS): void {
-  const applied = appliedVersions(db);
+  checkAppliedCurrent(appliedVersions(db), migrations);
+}
+
+/** The same check on the versions read beforehand (open-inspect.ts, before any real connection). */
+export function checkAppliedCurrent(applied: Set<number>, migrations: readonly Migration[] = MIGRATIONS): void {
   checkNotNewer(applied, migrations);
   const missing = migrations.filter((m) => !applied.has(m.version));
   if (missing.length > 0) {

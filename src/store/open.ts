@@ -1,10 +1,13 @@
 // openStore(): creates or opens the snapshot database owner-only (see file-modes.ts for the
-// rule), sets the pragmas, applies pending migrations (read-write only).
+// rule), sets the pragmas, applies pending migrations (read-write only). What is at the path is
+// checked first without writing (open-inspect.ts): a folder, a file that is not wbsync's or one a
+// newer wbsync wrote is refused as it is, and a read-only open writes nothing.
 import path from 'node:path';
 import Database from 'better-sqlite3';
 import { systemClock, type Clock } from '../domain/clock.js';
 import { createPrivateFile, ensureDir, restrictDbFiles, withPrivateUmask } from './file-modes.js';
 import { checkSchemaCurrent, migrate } from './migrate.js';
+import { inspectDatabase, openReadOnlyConnection, refuseUnusable } from './open-inspect.js';
 import { BUSY_TIMEOUT_MS, applyPragmas } from './pragmas.js';
 import type { Store } from './port.js';
 import { SqliteStore } from './sqlite-store.js';
@@ -22,8 +25,9 @@ export function openStore(dbPath: string, opts: OpenStoreOptions = {}): Store {
   const file = memory ? dbPath : path.resolve(dbPath);
   let db: Database.Database | undefined;
   try {
+    if (!memory) refuseUnusable(file, inspectDatabase(file), opts.readonly ? 'read' : 'write');
     if (opts.readonly) {
-      db = new Database(file, { readonly: true, fileMustExist: true, timeout: BUSY_TIMEOUT_MS });
+      db = openReadOnlyConnection(file);
       applyPragmas(db, true);
       checkSchemaCurrent(db);
     } else {

@@ -95,9 +95,9 @@ describe('openStore', () => {
     expect(() => ro.beginSnapshot('full')).toThrow(expect.objectContaining({ code: 'storage' }));
   });
 
-  it('refuses a read-only open of a missing file with a storage error', () => {
+  it('refuses a read-only open of a missing file, saying there is no database yet', () => {
     expect(() => openStore(path.join(tmp.dir, 'missing.db'), { readonly: true })).toThrow(
-      expect.objectContaining({ code: 'storage' }),
+      expect.objectContaining({ code: 'config', message: expect.stringContaining('there is no database at') }),
     );
   });
 

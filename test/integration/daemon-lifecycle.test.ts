@@ -6,6 +6,7 @@ import { existsSync } from 'node:fs';
 import { join } from 'node:path';
 import Database from 'better-sqlite3';
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
+import { isLockHeld } from '../../src/daemon/lock.js';
 import { startEmulator } from '../../src/emulator/index.js';
 import type { RunningEmulator } from '../../src/emulator/types.js';
 import { expectedViews } from '../helpers/expected-views.js';
@@ -80,14 +81,14 @@ describe('daemon lifecycle', () => {
     const second = startDaemon(cfg, emu.baseUrl, emu.apiKey);
     expect(await second.exited).toBe(2);
     expect(second.stderr()).toContain(`pid ${d.pid}`);
-    expect(existsSync(`${db}.lock`)).toBe(true);
+    expect(isLockHeld(db, 'daemon')).toBe(true);
 
     const t0 = Date.now();
     d.proc.kill('SIGTERM');
     expect(await d.exited).toBe(0);
     expect(Date.now() - t0).toBeLessThan(10_000);
     expect(d.lines.some((l) => l.msg === 'stopped')).toBe(true);
-    expect(existsSync(`${db}.lock`)).toBe(false);
+    expect(isLockHeld(db, 'daemon') || isLockHeld(db)).toBe(false);
     const verify = runCliSync(['verify', '--db', db]);
     expect(verify.stderr + verify.stdout).not.toContain('problem(s)');
     expect(verify.status).toBe(0);
@@ -107,7 +108,7 @@ describe('daemon lifecycle', () => {
     expect(await d.exited).toBe(0);
     expect(Date.now() - t0).toBeLessThan(10_000);
     expect(d.lines.some((l) => String(l.msg).startsWith('pass interrupted'))).toBe(true);
-    expect(existsSync(`${db}.lock`)).toBe(false);
+    expect(isLockHeld(db, 'daemon') || isLockHeld(db)).toBe(false);
     const statuses = readDb(db, (x) => x.prepare('SELECT status FROM snapshots').pluck().all());
     expect(statuses).toEqual(['failed']);
     const verify = runCliSync(['verify', '--db', db]);
@@ -129,7 +130,8 @@ describe('daemon lifecycle', () => {
     await new Promise((r) => setTimeout(r, 400));
     process.kill(d1.pid, 'SIGKILL');
     expect(await d1.exited).toBe('SIGKILL');
-    expect(existsSync(`${db}.lock`)).toBe(true); // left behind by the killed daemon
+    expect(existsSync(`${db}.lock`)).toBe(true); // the killed daemon's lock file stays; the kernel let go of the lock
+    expect(isLockHeld(db, 'daemon') || isLockHeld(db)).toBe(false);
     emu.faults.setLatency(0);
     for (let i = 6; i < 9; i++) expect((await api(emu, 'PUT', `/records/${records[i]._id}`, { name: `after crash ${i}` })).status).toBe(200);
 

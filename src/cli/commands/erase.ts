@@ -5,12 +5,11 @@ import { EXIT_CODES, WbsyncError } from '../../domain/errors.js';
 import { checkTargets, erase, type EraseResult } from '../../erase/erase.js';
 import { copiesHoldingErased, replaceCopies, type CopyRef, type ReplaceResult } from '../../erase/offsite-copies.js';
 import type { Target } from '../../erase/selection.js';
-import { acquireLock } from '../../daemon/lock.js';
 import { objectStoreOf } from '../../offsite/object-store.js';
 import { liftErasure, listErasures } from '../../store/erasure-ledger.js';
 import { listFlag, stringFlag } from '../flag-values.js';
 import type { Command, CommandContext } from '../command.js';
-import { openDb } from '../open.js';
+import { lockForWrite, openDb } from '../open.js';
 
 const usageHint = { hint: "give --user ID, --record ID… or --module ID, or --lift ID; see 'wbsync erase --help'" };
 
@@ -63,7 +62,14 @@ function openForDryRun(ctx: CommandContext): ReturnType<typeof openDb> {
 }
 
 async function lift(ctx: CommandContext, id: string): Promise<number> {
-  const store = openDb(ctx);
+  const lock = await lockForWrite(ctx, 'erase');
+  let store: ReturnType<typeof openDb>;
+  try {
+    store = openDb(ctx);
+  } catch (e) {
+    lock.release();
+    throw e;
+  }
   try {
     const lifted = liftErasure(store.db, id, new Date().toISOString());
     if (lifted.length === 0) {
@@ -75,6 +81,7 @@ async function lift(ctx: CommandContext, id: string): Promise<number> {
     return EXIT_CODES.ok;
   } finally {
     store.close();
+    lock.release();
   }
 }
 
@@ -92,8 +99,8 @@ export const eraseCommand: Command = {
     'was erased and syncs refuse to store it again while it is still live on the service (a warning each\n' +
     'pass) until --lift ID. --dry-run shows counts per table and per snapshot and changes nothing.\n' +
     'Offsite copies made before still hold the data: they are listed; --offsite pushes a fresh copy and\n' +
-    'then deletes the older ones. Runs beside a daemon (short transactions); safe to interrupt: the next\n' +
-    'wbsync erase finishes the job. Keep --reason free of the erased content (e.g. a ticket number).',
+    'then deletes the older ones. Beside a daemon it waits for the pass in flight and runs between its\n' +
+    'passes; safe to interrupt: the next wbsync erase finishes the job. Keep --reason free of the erased content (e.g. a ticket number).',
   examples: ['wbsync erase --user 27aa7bb7a3eb4d2a00000002 --dry-run', 'wbsync erase --record 483496ca0cdcfdc20000006e --reason "request 2026-114"', 'wbsync erase --lift 483496ca0cdcfdc20000006e'],
   positionals: [{ name: 'ID', description: 'more record ids (after --record)', variadic: true }],
   flags: [
@@ -125,16 +132,18 @@ export const eraseCommand: Command = {
     } finally {
       if (!dryRun) check.close();
     }
-    const store = dryRun ? check : openDb(ctx);
+    // the write lock for the whole erasure: beside a daemon it waits for the pass in flight, and
+    // the daemon's next pass waits for it, so the file rewrite (VACUUM) always happens now
+    const lock = dryRun ? null : await lockForWrite(ctx, 'erase');
+    let store: ReturnType<typeof openDb>;
     try {
-      const exclusive = (): { release: () => void } | { heldBy: string; release: () => void } => {
-        try {
-          return acquireLock(config.db);
-        } catch (e) {
-          if (e instanceof WbsyncError && e.code === 'locked') return { heldBy: `pid ${String((e.details as { pid?: unknown } | undefined)?.pid ?? '?')}`, release: () => undefined };
-          throw e;
-        }
-      };
+      store = dryRun ? check : openDb(ctx);
+    } catch (e) {
+      lock?.release();
+      throw e;
+    }
+    try {
+      const exclusive = (): { release: () => void } => ({ release: () => undefined });
       const r = erase(store.db, { targets, dryRun, reason: stringFlag(ctx.args.flags, 'reason') ?? null, now: () => new Date(), exclusive });
       const off: { copies: CopyRef[] | null; replaced?: ReplaceResult; error?: string } = { copies: null };
       if (config.offsite.bucket) {
@@ -153,6 +162,7 @@ export const eraseCommand: Command = {
       return (off.error && wantOffsite) || (!dryRun && !r.complete) ? EXIT_CODES.partial : EXIT_CODES.ok;
     } finally {
       store.close();
+      lock?.release();
     }
   },
 };

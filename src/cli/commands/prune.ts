@@ -6,7 +6,7 @@ import { isEmptyPolicy, type RetentionPolicy } from '../../retention/policy.js';
 import { prune, type PruneResult } from '../../retention/prune.js';
 import { intFlag, stringFlag } from '../flag-values.js';
 import type { Command } from '../command.js';
-import { openDb } from '../open.js';
+import { lockForWrite, openDb } from '../open.js';
 
 const RULES = [
   ['keep-last', 'keepLast'],
@@ -69,14 +69,25 @@ export const pruneCommand: Command = {
       throw new WbsyncError('usage', 'an empty retention policy would forget every snapshot', { hint: "give at least one --keep-* rule (e.g. --keep-daily 7 --keep-weekly 5), or set retention.* in the configuration; see 'wbsync prune --help'" });
     }
     const dryRun = ctx.args.flags['dry-run'] === true;
-    const store = openDb(ctx);
+    const lock = dryRun ? null : await lockForWrite(ctx, 'prune');
+    let store: ReturnType<typeof openDb>;
+    try {
+      store = openDb(ctx);
+    } catch (e) {
+      lock?.release();
+      throw e;
+    }
     try {
       const r = prune(store.db, { policy: chosen, ...(activityDays !== undefined ? { activityDays } : {}), dryRun, now: new Date() });
       if (ctx.json) ctx.emit({ ...r, policy: chosen });
       else ctx.say(lines(r).join('\n'));
       return 0;
     } finally {
-      store.close();
+      try {
+        store.close();
+      } finally {
+        lock?.release();
+      }
     }
   },
 };

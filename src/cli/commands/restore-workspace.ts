@@ -84,7 +84,7 @@ async function runRestoreWorkspace(ctx: CommandContext, id: string, flags: FlagV
       if (!r.plan) lines.push(`  ${r.requests} requests in ${(r.durationMs / 1000).toFixed(1)} s`);
       return [...lines, ...notRestoredLines(r.notRestored)];
     },
-    target ? { target } : {},
+    { command: 'restore workspace', dryRun: flags['dry-run'] === true, ...(target ? { target } : {}) },
   );
 }
 

@@ -77,6 +77,7 @@ const restoreModuleCommand: Command = {
         if (!r.plan) lines.push(`  ${r.requests} requests in ${(r.durationMs / 1000).toFixed(1)} s`);
         return [...lines, ...notRestoredLines(r.notRestored)];
       },
+      { command: 'restore module', dryRun },
     );
   },
 };
@@ -103,7 +104,7 @@ const restoreRecordsCommand: Command = {
     const snapshotId = intFlag(flags, 'snapshot', 'restore records');
     const dryRun = flags['dry-run'] === true;
     const { config } = ctx.config();
-    const run = openForRun(ctx);
+    const run = await openForRun(ctx, { command: 'restore records', dryRun });
     const { client, store } = run;
     try {
       const r = await restoreRecords({ client, store }, { recordIds: ids, snapshotId, collectionId: stringFlag(flags, 'collection'), dryRun, attribution: config.restore.attribution });

@@ -133,6 +133,8 @@ export const rollbackCommand: Command = {
       },
       lines,
       {
+        command: 'rollback',
+        dryRun: flags['dry-run'] === true,
         exitOf: (r) => (r.refused || r.conflicts.some((c) => !r.writes.includes(c)) || r.notRestored.length ? EXIT_CODES.partial : EXIT_CODES.ok),
       },
     );

@@ -1,14 +1,13 @@
 // `wbsync sync`: one pass, incremental when cursors exist, else full.
 
 import { EXIT_CODES } from '../../domain/errors.js';
-import { acquireLock } from '../../daemon/lock.js';
 import { runPass, type PassResult } from '../../sync/pass.js';
 import { announceTripwire } from '../../tripwire/announce.js';
 import type { TripwireOutcome } from '../../tripwire/check-pass.js';
 import { Notifier } from '../../alerts/notifier.js';
 import { listFlag } from '../flag-values.js';
 import type { Command } from '../command.js';
-import { openClient, openDb } from '../open.js';
+import { lockForWrite, openClient, openDb } from '../open.js';
 import { createProgressLine } from '../progress.js';
 
 function countsLine(counts: Record<string, number>): string {
@@ -67,13 +66,15 @@ export const syncCommand: Command = {
   ],
   async run(ctx) {
     const { config } = ctx.config();
-    const progress = createProgressLine(ctx.stderr, !ctx.json);
-    // The daemon's lock: a manual pass never runs beside a daemon (or another pass) on one file.
-    const lock = acquireLock(config.db, { logger: ctx.logger() });
-    let client: ReturnType<typeof openClient> | undefined;
+    // the service and key first: a sync without them creates nothing (not even ./data/)
+    const client = openClient(ctx);
+    let lock: Awaited<ReturnType<typeof lockForWrite>> | undefined;
     let store: ReturnType<typeof openDb> | undefined;
+    const progress = createProgressLine(ctx.stderr, !ctx.json);
     try {
-      client = openClient(ctx);
+      // The write lock: beside a running daemon this pass waits for the daemon's pass in flight,
+      // then runs now, between its passes; never two passes at once on one file.
+      lock = await lockForWrite(ctx, 'sync', { create: true });
       store = openDb(ctx);
       const result = await runPass(
         { client, store, logger: ctx.logger() },
@@ -103,9 +104,12 @@ export const syncCommand: Command = {
       return result.failures.length ? EXIT_CODES.partial : EXIT_CODES.ok;
     } finally {
       progress.done();
-      store?.close();
-      await client?.close();
-      lock.release();
+      try {
+        store?.close();
+      } finally {
+        lock?.release();
+        await client.close();
+      }
     }
   },
 };
