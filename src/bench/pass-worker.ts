@@ -7,7 +7,7 @@ import { createHttpClient } from '../api/http-client.js';
 import { createLogger } from '../config/logger.js';
 import { openStore } from '../store/index.js';
 import { runPass } from '../sync/pass.js';
-import { createReadStream, rmSync } from 'node:fs';
+import { createReadStream, readFileSync, rmSync } from 'node:fs';
 import { deleteWorkspace } from './changes.js';
 import { naiveCrawl } from './naive-crawl.js';
 import { restoreModule } from '../restore/restore-module.js';
@@ -43,8 +43,21 @@ const input = JSON.parse(process.argv[2] ?? '{}') as WorkerInput;
 const loop = monitorEventLoopDelay({ resolution: 5 });
 loop.enable();
 const client = createHttpClient({ baseUrl: input.baseUrl, apiKey: input.apiKey, concurrency: input.concurrency, retries: 5 });
+/** The main thread's CPU time so far in ms (Linux: /proc/thread-self/stat), or null elsewhere. */
+function mainThreadCpuMs(): number | null {
+  try {
+    const stat = readFileSync('/proc/thread-self/stat', 'utf8');
+    const f = stat.slice(stat.lastIndexOf(')') + 2).split(' ');
+    return ((Number(f[11]) + Number(f[12])) * 1000) / 100;
+  } catch {
+    return null;
+  }
+}
 const started = performance.now();
 const cpu0 = process.cpuUsage();
+const main0 = mainThreadCpuMs();
+/** CPU of the store's writer thread, summed over the batches it answered (see ApplyResult). */
+let writerCpuMs: number | null = null;
 let out: Record<string, unknown>;
 if (input.restore) {
   const store = openStore(input.db);
@@ -113,6 +126,13 @@ if (input.restore) {
   const store = openStore(input.db);
   if (input.discardWrites) {
     store.apply = async (_snapshot, b) => ({ written: { record: b.upserts?.records?.length ?? 0, cell: b.upserts?.cells?.length ?? 0 }, gone: {}, unchanged: 0 });
+  } else {
+    const apply = store.apply.bind(store);
+    store.apply = async (snapshot, b) => {
+      const r = await apply(snapshot, b);
+      if (r.writerCpuMs !== undefined) writerCpuMs = (writerCpuMs ?? 0) + r.writerCpuMs;
+      return r;
+    };
   }
   const res = await runPass(
     { client, store, logger: createLogger({ level: 'silent' }) },
@@ -130,6 +150,7 @@ if (input.restore) {
   };
 }
 const wallMs = performance.now() - started;
+const main1 = mainThreadCpuMs();
 loop.disable();
 const stats = client.stats();
 await client.close();
@@ -140,6 +161,9 @@ process.stdout.write(
     retries: stats.retries,
     wallMs: Math.round(wallMs),
     cpuMs: Math.round((process.cpuUsage(cpu0).user + process.cpuUsage(cpu0).system) / 1000),
+    // of which the event loop's thread (the syncer) and the writer thread; the rest is V8's and libuv's helpers
+    mainThreadCpuMs: main0 === null || main1 === null ? null : Math.round(main1 - main0),
+    writerCpuMs: writerCpuMs === null ? null : Math.round(writerCpuMs),
     peakRssMb: Math.round(process.resourceUsage().maxRSS / 1024),
     eventLoopP99Ms: Math.round((loop.percentile(99) / 1e6) * 10) / 10,
   })}\n`,

@@ -9,7 +9,7 @@ import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import Database from 'better-sqlite3';
 import { createHttpClient } from '../api/http-client.js';
-import { REPORTING_QUERIES } from '../cli/reporting-queries.js';
+import { HISTORY_QUERIES, REPORTING_QUERIES } from '../cli/reporting-queries.js';
 import { createLogger } from '../config/logger.js';
 import type { FileFormat } from '../store/export-files.js';
 import { openStore } from '../store/index.js';
@@ -101,15 +101,21 @@ function timeInShell(dbPath: string, sql: string): number | null {
 /** A parameter as an SQL literal, for the shell. */
 const literal = (v: unknown): string => (typeof v === 'number' ? String(v) : `'${String(v).replaceAll("'", "''")}'`);
 
-function timeOne(db: Database.Database, title: string, sql: string, params: unknown[] = []): QueryTiming {
+/** Positional (`?`) or named (`:name`) parameters. */
+type Params = unknown[] | Record<string, unknown>;
+
+function timeOne(db: Database.Database, title: string, sql: string, params: Params = []): QueryTiming {
   let i = 0;
-  const shellSql = sql.replace(/\?/g, () => literal(params[i++]));
+  const shellSql = Array.isArray(params)
+    ? sql.replace(/\?/g, () => literal(params[i++]))
+    : sql.replace(/:(\w+)/g, (_, name: string) => literal(params[name]));
   const stmt = db.prepare(sql);
-  let rows = stmt.all(...params).length;
+  const all = (): unknown[] => (Array.isArray(params) ? stmt.all(...params) : stmt.all(params));
+  let rows = all().length;
   const runs: number[] = [];
   for (let i = 0; i < 5; i++) {
     const t0 = performance.now();
-    rows = stmt.all(...params).length;
+    rows = all().length;
     runs.push(performance.now() - t0);
   }
   runs.sort((a, b) => a - b);
@@ -135,10 +141,23 @@ function typicalAccesses(db: Database.Database): Array<[string, string, unknown[
   ];
 }
 
+/** The history queries' parameters: the record with the most activity, the person with the most,
+ * and that person's busiest day. */
+function historyParams(db: Database.Database): Record<string, unknown> {
+  const one = (sql: string, ...p: unknown[]): unknown => db.prepare(sql).pluck().get(...p);
+  const record = one(`SELECT record_id FROM activity_versions WHERE record_id IS NOT NULL GROUP BY record_id ORDER BY count(*) DESC LIMIT 1`);
+  const user = one(`SELECT user_id FROM activity_versions WHERE user_id IS NOT NULL GROUP BY user_id ORDER BY count(*) DESC LIMIT 1`);
+  const day = one(`SELECT substr(created_at, 1, 10) FROM activity_versions WHERE user_id = ? GROUP BY 1 ORDER BY count(*) DESC LIMIT 1`, user) as string;
+  const from = `${day}T00:00:00.000Z`;
+  return { record, user, from, to: new Date(Date.parse(from) + 86_400_000).toISOString() };
+}
+
 export interface ReportingFigures {
   dbSizeMb: number;
   versions: Record<string, { rows: number; current: number }>;
   queries: QueryTiming[];
+  /** History over the activity feed (HISTORY_QUERIES): the busiest record, person and day */
+  historyQueries: QueryTiming[];
   accesses: QueryTiming[];
 }
 
@@ -159,10 +178,12 @@ export function timeReporting(dbPath: string): ReportingFigures {
         return n;
       }
     }, 0);
+    const params = historyParams(db);
     return {
       dbSizeMb: Math.round((size / 1024 / 1024) * 10) / 10,
       versions,
       queries: REPORTING_QUERIES.map((q) => timeOne(db, q.title, q.sql)),
+      historyQueries: HISTORY_QUERIES.map((q) => timeOne(db, q.title, q.sql, Object.fromEntries([...q.sql.matchAll(/:(\w+)/g)].map((m) => [m[1]!, params[m[1]!]])))),
       accesses: typicalAccesses(db).map(([title, sql, params]) => timeOne(db, title, sql, params)),
     };
   } finally {

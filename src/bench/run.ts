@@ -18,6 +18,7 @@ import { measureDaemonScrapes } from './daemon-scrape.js';
 import { startEmulatorChild, type EmulatorChild } from './emulator-child.js';
 import { ensureHistoryDb, measureExport, timeReporting } from './reporting.js';
 import { measureWriteSide } from './write-side.js';
+import { measureFullPasses } from './full-pass.js';
 import { uiFigures } from './ui-bench.js';
 import { tripwireSection } from './tripwire-bench.js';
 import { openStore } from '../store/index.js';
@@ -25,8 +26,10 @@ import { moduleWeight, planReverification } from '../sync/reverify-plan.js';
 import type { WorkerInput } from './pass-worker.js';
 
 const LATENCY_MS = Number(process.env.BENCH_LATENCY_MS ?? 20);
-/** BENCH_ONLY=reporting|drill|ui|erase|incremental|tripwire runs only that section (see SECTIONS below). */
+/** BENCH_ONLY=full|incremental|reporting|drill|ui|erase|tripwire runs only that section (see SECTIONS below). */
 const ONLY = process.env.BENCH_ONLY;
+/** Full passes at each concurrency (default 3): the figures are their median and spread. */
+const FULL_RUNS = Number(process.env.BENCH_FULL_RUNS ?? 3);
 /** Incremental passes of history behind the reporting figures (default 100). */
 const HISTORY_PASSES = Number(process.env.BENCH_HISTORY_PASSES ?? 100);
 /** Modules of the large seed behind the reporting figures (default 20: 10,000 records); for scaling runs. */
@@ -100,26 +103,6 @@ function restoreFigures(rest: Figures): Figures {
   };
 }
 
-function judge(f: Figures, concurrency: number, minimum: number): Figures {
-  const boundMs = (f.requests * LATENCY_MS) / concurrency;
-  return {
-    concurrency,
-    requests: f.requests,
-    retries: f.retries,
-    minimumRequests: minimum,
-    requestsOverMinimum: f.requests - minimum,
-    wallMs: f.wallMs,
-    latencyBoundMs: Math.round(boundMs),
-    wallOverBound: Math.round((f.wallMs / boundMs) * 100) / 100,
-    recordsPerSec: Math.round(((f.counts?.record ?? 0) / f.wallMs) * 1000),
-    cellsPerSec: Math.round(((f.counts?.cell ?? 0) / f.wallMs) * 1000),
-    peakRssMb: f.peakRssMb,
-    eventLoopP99Ms: f.eventLoopP99Ms,
-    /** CPU time of the syncing process: near wallMs means the pass is CPU-bound here, not latency-bound */
-    cpuMs: f.cpuMs,
-  };
-}
-
 /**
  * The rolling re-verification over a simulated day at the default window (360 minutes) and the
  * default schedule (a pass every 5 minutes), with the real module sizes of the synced seed.
@@ -187,7 +170,26 @@ async function reportingFigures(): Promise<Figures> {
   return figures;
 }
 
-/** The sections BENCH_ONLY can run alone; the full run ends with each of them, in this order. */
+/** `BENCH_ONLY=full`: the full passes alone (c8 and c32, FULL_RUNS each, and the crawl alone). */
+async function fullPassSection(): Promise<Figures> {
+  const emu = await startEmulatorChild(['--seed', 'large', '--latency-ms', String(LATENCY_MS)]);
+  try {
+    const passes = measureFullPasses({
+      runWorker, base: { baseUrl: emu.baseUrl, apiKey: emu.apiKey }, dir, runs: FULL_RUNS, latencyMs: LATENCY_MS, say: (x) => process.stderr.write(x),
+      minimumOf: (db) => {
+        const m = minimumRequests(db);
+        return { minimum: m.minimum, shape: m.shape };
+      },
+    });
+    return { dataset: passes.shape, ...passes.figures };
+  } finally {
+    await emu.stop();
+  }
+}
+
+/** Sections BENCH_ONLY can run alone that the full run measures in its first part instead. */
+const ONLY_SECTIONS: Record<string, () => Promise<Figures>> = { full: fullPassSection };
+
 /**
  * BENCH_ONLY=incremental: the incremental figures alone (the large seed, both dialects): requests of
  * a pass after 50 mixed changes in 5 modules, and in the observed dialect with one write in four a
@@ -218,6 +220,7 @@ async function incrementalFigures(): Promise<Figures> {
   return out;
 }
 
+/** The sections BENCH_ONLY can run alone; the full run ends with each of them, in this order. */
 const SECTIONS: Record<string, () => Promise<Figures>> = {
   incremental: incrementalFigures,
   reporting: reportingFigures,
@@ -230,9 +233,9 @@ const SECTIONS: Record<string, () => Promise<Figures>> = {
 
 async function main(): Promise<void> {
   const report: Figures = { latencyMs: LATENCY_MS, seed: 'large' };
-  const only = ONLY ? SECTIONS[ONLY] : undefined;
+  const only = ONLY ? (SECTIONS[ONLY] ?? ONLY_SECTIONS[ONLY]) : undefined;
   if (ONLY) {
-    if (!only) throw new Error(`BENCH_ONLY=${ONLY}: expected one of ${Object.keys(SECTIONS).join(', ')}`);
+    if (!only) throw new Error(`BENCH_ONLY=${ONLY}: expected one of ${[...Object.keys(ONLY_SECTIONS), ...Object.keys(SECTIONS)].join(', ')}`);
     report[ONLY] = await only();
     rmSync(dir, { recursive: true, force: true });
     process.stdout.write(`${JSON.stringify(report, null, 2)}\n`);
@@ -241,21 +244,20 @@ async function main(): Promise<void> {
   let emu: EmulatorChild = await startEmulatorChild(['--seed', 'large', '--latency-ms', String(LATENCY_MS)]);
   try {
     const base = { baseUrl: emu.baseUrl, apiKey: emu.apiKey, full: true };
-    process.stderr.write('bench: full pass at concurrency 8...\n');
-    const c8 = runWorker({ ...base, db: join(dir, 'c8.db'), concurrency: 8 });
-    const min = minimumRequests(join(dir, 'c8.db'));
-    report.dataset = min.shape;
-    report.full = { c8: judge(c8, 8, min.minimum) };
-    process.stderr.write('bench: full pass at concurrency 32...\n');
-    const c32 = runWorker({ ...base, db: join(dir, 'c32.db'), concurrency: 32 });
-    report.full.c32 = judge(c32, 32, min.minimum);
-    process.stderr.write('bench: the same pass at concurrency 32 with writes discarded (the crawl alone)...\n');
-    const bare = runWorker({ ...base, db: join(dir, 'bare.db'), concurrency: 32, discardWrites: true });
-    report.full.c32CrawlAlone = { ...judge(bare, 32, min.minimum), note: 'diagnostic: batches discarded unwritten; the floor this machine sets' };
+    const passes = measureFullPasses({
+      runWorker, base, dir, runs: FULL_RUNS, latencyMs: LATENCY_MS, say: (x) => process.stderr.write(x),
+      minimumOf: (db) => {
+        const m = minimumRequests(db);
+        return { minimum: m.minimum, shape: m.shape };
+      },
+    });
+    const c32 = passes.c32;
+    report.dataset = passes.shape;
+    report.full = passes.figures;
 
     process.stderr.write('bench: naive sequential crawler (1 module, extrapolated)...\n');
     const naive = runWorker({ ...base, db: join(dir, 'naive.db'), concurrency: 1, naive: true, maxModules: 1 });
-    const scale = min.shape.modules / Math.max(1, naive.modules);
+    const scale = passes.shape.modules / Math.max(1, naive.modules);
     report.naive = {
       measuredModules: naive.modules,
       requests: naive.requests,
@@ -281,8 +283,8 @@ async function main(): Promise<void> {
       nothingChanged: { kind: idle.kind, requests: idle.requests, ofWhichReverification: reverifyRequests(idle), perWorkspace: idle.requests / changes.workspaces, wallMs: idle.wallMs },
     };
     report.incremental.fullPassRecordProbes = {
-      c8: c8.recordProbes,
-      archivedRecords: min.shape.archived,
+      fullPass: c32.recordProbes,
+      archivedRecords: passes.shape.archived,
       note: 'first full pass: requests reading records no listing shows (at most 3 per archived record found, 1 per deleted one)',
     };
 
@@ -374,7 +376,7 @@ async function main(): Promise<void> {
   emu = await startEmulatorChild(['--seed', 'large', '--modules', '40', '--latency-ms', String(LATENCY_MS)]);
   try {
     const twice = runWorker({ baseUrl: emu.baseUrl, apiKey: emu.apiKey, full: true, db: join(dir, 'twice.db'), concurrency: 32 });
-    report.peakRss = { largeMb: report.full.c32.peakRssMb, twiceAsLargeMb: twice.peakRssMb, twiceWallMs: twice.wallMs };
+    report.peakRss = { largeMb: report.full.c32.median.peakRssMb, twiceAsLargeMb: twice.peakRssMb, twiceWallMs: twice.wallMs };
   } finally {
     await emu.stop();
   }

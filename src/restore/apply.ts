@@ -113,6 +113,10 @@ function describe(step: Step): Omit<NotRestored, 'reason'> {
       return { entity: 'collection', id: step.target, label: step.label };
     case 'updateAmendment':
       return { entity: 'amendment', id: step.target, label: step.label };
+    case 'repointColumn':
+      return { entity: 'column', id: step.oldId, label: `${step.label}: settings re-pointed` };
+    case 'repointAutomation':
+      return { entity: 'automation', id: step.target, label: `${step.label}: re-pointed` };
   }
 }
 

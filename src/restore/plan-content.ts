@@ -15,6 +15,9 @@ export const POSITION_UNSEEN = 'its position was never seen (archived before the
 export interface ContentInput {
   /** Records and sub-records to create (sub-records of records not created are reported). */
   records: BoardRecord[];
+  /** Live parents a sub-record may be created under although this plan does not create them
+   * (rollback: a sub-record deleted on its own). */
+  liveParents?: ReadonlyMap<string, BoardRecord>;
   cells: Cell[];
   amendments: Amendment[];
   /** Columns the cells may go to (those not here are reported). */
@@ -91,10 +94,12 @@ export function planContent(input: ContentInput): { phases: Phase[]; counts: Rec
   const subs = serviceOrder(tree.records.filter((r) => r.parentRecordId !== null));
   const subTies = tieChains(subs, (r) => r.parentRecordId!, 'sub-records');
   const recordsById = new Map(tree.records.map((r) => [r.id, r]));
+  const liveParents = input.liveParents ?? new Map<string, BoardRecord>();
+  const parentOf = (r: BoardRecord): BoardRecord | undefined => (r.parentRecordId === null ? undefined : (recordsById.get(r.parentRecordId) ?? liveParents.get(r.parentRecordId)));
   // Where a sub-record sits: the service creates it in its parent's collection; moving the parent
   // later left it where it was, so it is put back there unless that collection is gone.
   const placeOf = (r: BoardRecord): string | null => {
-    const parent = recordsById.get(r.parentRecordId!);
+    const parent = parentOf(r);
     if (!r.collectionId || !parent || r.collectionId === parent.collectionId) return null;
     if (input.collectionExists(r.collectionId)) return r.collectionId;
     notRestored.push({ entity: 'subrecord', id: r.id, label: r.name, reason: `its collection ${r.collectionId} (not its parent's) is gone: it is placed in its parent's collection` });
@@ -104,7 +109,7 @@ export function planContent(input: ContentInput): { phases: Phase[]; counts: Rec
   phase(
     'sub-records',
     subs.flatMap((r) => {
-      if (!restored.has(r.parentRecordId!)) {
+      if (!restored.has(r.parentRecordId!) && !liveParents.has(r.parentRecordId!)) {
         notRestored.push({ entity: 'subrecord', id: r.id, label: r.name, reason: 'its parent record is not restored' });
         return [];
       }
@@ -143,7 +148,7 @@ export function planContent(input: ContentInput): { phases: Phase[]; counts: Rec
         return [];
       }
       if (c.value === null) return [];
-      const top = rec.parentRecordId ? recordsById.get(rec.parentRecordId) : rec;
+      const top = rec.parentRecordId ? parentOf(rec) : rec;
       const collection = placed.get(rec.id) ?? (top ? input.collectionOf(top) : null);
       if (!collection) return [];
       const value = remappableCell(col.type === 'relation' ? extCell(c.value) : c.value, internal);

@@ -87,7 +87,26 @@ export type Step =
   | (Base & { op: 'updateColumn'; target: string; body: ColumnThen; label: string })
   | (Base & { op: 'updateCollection'; target: string; body: { name?: string; color?: string; position?: number; isCollapsed?: boolean }; label: string })
   /** An edited note's text back (the service lets only its author edit). */
-  | (Base & { op: 'updateAmendment'; target: string; message: string; label: string });
+  | (Base & { op: 'updateAmendment'; target: string; message: string; label: string })
+  /**
+   * A live column whose settings name objects the run recreates (a reference going through a
+   * recreated relation column): its settings re-pointed by PUT with `body`, or — where the service
+   * keeps settings create-only — made anew as `remake` + `then`, the old one deleted. The journal
+   * maps the column's id onto itself or onto the new column.
+   */
+  | (CreateBase & {
+      op: 'repointColumn';
+      module: string;
+      target: string;
+      settings: Remappable<Record<string, unknown>>;
+      body: ColumnThen;
+      remake: { name: string; type: string; scope: Column['scope'] };
+      then: ColumnThen;
+      label: string;
+    })
+  /** A live recipe naming objects the run recreates (`refs`, old ids): read, ids swapped, written
+   * whole with its on/off state as it is then. `owner`: its module, or its workspace. */
+  | (Base & { op: 'repointAutomation'; target: string; scope: 'module' | 'workspace'; owner: string; refs: string[]; label: string });
 
 /** The port's update lacks isRequired/isHidden; the service's PUT takes them (observed and spec emulators). */
 export type ColumnThen = UpdateColumnInput & { isRequired?: boolean; isHidden?: boolean; settings?: Record<string, unknown> | null };
@@ -150,6 +169,8 @@ export function stepWrites(s: Step): number {
       return s.editTo === undefined ? 1 : 2;
     case 'pruneSeededColumns':
       return 0;
+    case 'repointColumn':
+      return 3;
     default:
       return 1;
   }

@@ -3,7 +3,7 @@
 // the plan (rollback-plan.ts) and — unless a dry run — the same journaled applier as restore module,
 // with the module's and the workspace's recipes paused around it when asked.
 
-import type { Automation, Cell } from '../domain/entities.js';
+import type { Automation, BoardRecord, Cell } from '../domain/entities.js';
 import { WbsyncError, isWbsyncError } from '../domain/errors.js';
 import type { StateReader } from '../store/port.js';
 import { applyPlan } from './apply.js';
@@ -13,7 +13,7 @@ import { pauseRecipeList } from './pause.js';
 import type { Step } from './plan-steps.js';
 import { summarisePlan } from './plan-steps.js';
 import { refuse, requireWritable, type RestoreDeps, type RunControls } from './restore-module.js';
-import { planRollback } from './rollback-plan.js';
+import { planRollback, type FoundBy, type Repointed } from './rollback-plan.js';
 import { feedVerdicts, mergeTouched, touchedByPin, type DamagePin } from './rollback-damage.js';
 import { ROLLBACK_KINDS, checkKinds, columnIdsOf, type FieldChange, type RollbackKind, type RollbackSelection, type Touched } from './rollback-selection.js';
 import { treeFromLive, treeFromState, type ModuleTree } from './tree.js';
@@ -65,6 +65,28 @@ export interface RollbackResult extends RunOutcome {
   /** --incident: the incident and what its damage is pinned to (readable). */
   incident?: number;
   pinnedTo?: string;
+  /** What named objects the run recreated, pointed at the copies: reference columns (re-pointed in
+   * place, or recreated where the service keeps settings create-only; 'pending' in a dry run) and
+   * the module's and workspace's recipes. */
+  repointed: RepointReport;
+}
+
+export interface RepointReport {
+  columns: { id: string; name: string; names: string[]; how: 're-pointed' | 'recreated' | 'pending'; newId: string | null }[];
+  automations: { id: string; name: string; names: string[] }[];
+}
+
+/** What the plan re-points, and — once run — how each column went (its id now, through the journal). */
+function repointReport(repoint: Repointed[], newId: (id: string) => string | undefined, ran: boolean): RepointReport {
+  return {
+    columns: repoint
+      .filter((x) => x.entity === 'column')
+      .map((x) => {
+        const now = ran ? (newId(x.id) ?? null) : null;
+        return { id: x.id, name: x.name, names: x.names, how: now === null ? 'pending' : now === x.id ? 're-pointed' : 'recreated', newId: now };
+      }),
+    automations: repoint.filter((x) => x.entity === 'automation').map((x) => ({ id: x.id, name: x.name, names: x.names })),
+  };
 }
 
 function pickSnapshot(deps: RestoreDeps, opts: RollbackOptions): { id: number; chosenBy: 'to-snapshot' | 'to' } {
@@ -136,24 +158,24 @@ function touchedByFeed(state: StateReader, workspaceId: string, moduleId: string
 }
 
 /**
- * Records of collections deleted since: the deployed service keeps them (deletes do not cascade),
- * unreachable through any listing but still answering by id. Each that answers joins the live tree
- * with its cells and notes (as the service has them) and the fields it had at the snapshot — nobody
- * can have edited it since, nothing lists it — so the plan moves it back into the recreated copy.
+ * Records of the snapshot that no listing shows now but that still answer by id: a delete on the
+ * deployed service archives a row and its sub-records, and deleting a collection leaves its records
+ * stranded (deletes do not cascade). Each that answers joins the live tree with its cells and notes
+ * (as the service has them) and the fields it had at the snapshot — nobody can have edited it since,
+ * nothing lists it — so the plan brings it back in place. Sub-records are asked for only under a
+ * parent that is live or found (the published interface deletes a parent for good and archives its
+ * sub-records, orphans the plan leaves alone and makes anew under the parent's copy).
  */
-async function addStranded(client: RestoreDeps['client'], base: ModuleTree, live: ModuleTree, after: ModuleTree): Promise<Set<string>> {
+async function findUnlisted(client: RestoreDeps['client'], base: ModuleTree, live: ModuleTree, after: ModuleTree): Promise<Map<string, FoundBy>> {
   const liveCollections = new Set(live.collections.map((c) => c.id));
   const liveRecords = new Set(live.records.map((r) => r.id));
-  const tops = base.records.filter((r) => r.parentRecordId === null && r.collectionId !== null && !liveCollections.has(r.collectionId) && !liveRecords.has(r.id));
-  const topIds = new Set(tops.map((r) => r.id));
-  const stranded = [...tops, ...base.records.filter((r) => r.parentRecordId !== null && topIds.has(r.parentRecordId) && !liveRecords.has(r.id))];
-  const found = new Set<string>();
-  for (const r of stranded) {
+  const found = new Map<string, FoundBy>();
+  const probe = async (r: BoardRecord, how: FoundBy): Promise<void> => {
     let cells: Cell[];
     try {
       cells = await client.listValues(r.id);
     } catch (e) {
-      if (isWbsyncError(e) && e.code === 'not_found') continue;
+      if (isWbsyncError(e) && e.code === 'not_found') return;
       throw e;
     }
     const notes = await client.listAmendments(r.id);
@@ -164,8 +186,12 @@ async function addStranded(client: RestoreDeps['client'], base: ModuleTree, live
     // (a pass after the delete no longer holds it)
     after.cells = [...after.cells.filter((c) => c.recordId !== r.id), ...cells];
     after.amendments = [...after.amendments.filter((a) => a.recordId !== r.id), ...notes];
-    found.add(r.id);
-  }
+    found.set(r.id, how);
+  };
+  const tops = base.records.filter((r) => r.parentRecordId === null && !liveRecords.has(r.id));
+  await Promise.all(tops.map((r) => probe(r, r.collectionId !== null && !liveCollections.has(r.collectionId) ? 'stranded' : 'archived')));
+  const subs = base.records.filter((r) => r.parentRecordId !== null && !liveRecords.has(r.id) && (liveRecords.has(r.parentRecordId) || found.has(r.parentRecordId)));
+  await Promise.all(subs.map((r) => probe(r, found.get(r.parentRecordId!) === 'stranded' ? 'stranded' : 'archived')));
   return found;
 }
 
@@ -229,7 +255,7 @@ export async function rollback(deps: RestoreDeps, opts: RollbackOptions): Promis
   const after = { ...(treeFromState(store.stateAt(afterId)!, opts.moduleId) ?? base) };
   // reads only, side by side: who may write, the module as it is now, the workspace's recipes
   const [, live, workspaceRecipes] = await Promise.all([requireWritable(client, ws), treeFromLive(client, liveModule, latestState, null), client.listWorkspaceAutomations(ws)]);
-  const stranded = await addStranded(client, base, live, after);
+  const found = await findUnlisted(client, base, live, after);
 
   const columns = columnIdsOf(opts.columns, [...base.columns, ...live.columns], base.module.name);
   const selection: RollbackSelection = {
@@ -242,7 +268,7 @@ export async function rollback(deps: RestoreDeps, opts: RollbackOptions): Promis
   };
   const userNames = new Map(latestState.members(ws).map((m) => [m.userId, [m.firstName, m.lastName].filter(Boolean).join(' ') || m.email || m.userId]));
   selection.laterEdits = pinSelection(selection, latestState, ws, opts, store.getSnapshot(chosen.id)?.startedAt ?? '', (who) => userNames.get(who) ?? who);
-  const planned = planRollback({ base, after, live, selection, force: opts.force === true, workspaceId: ws, attribution: opts.attribution, userNames, stranded });
+  const planned = planRollback({ base, after, live, selection, force: opts.force === true, workspaceId: ws, attribution: opts.attribution, userNames, found, recipes: [...live.automations, ...workspaceRecipes] });
   const steps = planned.plan.phases.flatMap((p) => p.steps);
   const fired = triggersOf(steps);
   const recipes: Automation[] = [...live.automations, ...workspaceRecipes].filter((a) => a.isActive);
@@ -266,6 +292,7 @@ export async function rollback(deps: RestoreDeps, opts: RollbackOptions): Promis
     conflicts: planned.conflicts,
     newRecords: planned.newRecords,
     wouldTrigger: opts.pauseAutomations ? [] : wouldTrigger,
+    repointed: repointReport(planned.repoint, () => undefined, false),
   };
   if (opts.dryRun) {
     return { ...baseResult, dryRun: true, runId: null, resumed: false, notRestored: planned.plan.notRestored, refused: 0, foundByLookup: 0, pausedAutomations: [], plan: summarisePlan(planned.plan), requests: client.stats().requests - stats0, durationMs: Date.now() - started };
@@ -290,6 +317,7 @@ export async function rollback(deps: RestoreDeps, opts: RollbackOptions): Promis
         refused: res.refused.length,
         foundByLookup: res.foundByLookup,
         pausedAutomations: paused,
+        repointed: repointReport(planned.repoint, (id) => journal.newId(id), true),
         requests: 0,
         durationMs: 0,
       };

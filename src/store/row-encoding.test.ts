@@ -34,6 +34,24 @@ function randomJson(seed: number, depth = 0): unknown {
   }
 }
 
+/** The written-out definition every stored hash was made with (before the native fast path). */
+function referenceCanonical(value: unknown): string {
+  if (value === null || typeof value !== 'object') return JSON.stringify(value) ?? 'null';
+  if (Array.isArray(value)) return `[${value.map(referenceCanonical).join(',')}]`;
+  const obj = value as Record<string, unknown>;
+  const keys = Object.keys(obj).sort().filter((k) => obj[k] !== undefined);
+  return `{${keys.map((k) => `${JSON.stringify(k)}:${referenceCanonical(obj[k])}`).join(',')}}`;
+}
+
+/** `v` rebuilt with every object's keys in sorted order (what the service usually sends). */
+function sortedClone(v: unknown): unknown {
+  if (Array.isArray(v)) return v.map(sortedClone);
+  if (v === null || typeof v !== 'object') return v;
+  const out = Object.create(null) as Record<string, unknown>;
+  for (const k of Object.keys(v).sort()) out[k] = sortedClone((v as Record<string, unknown>)[k]);
+  return Object.setPrototypeOf(out, Object.prototype) as unknown;
+}
+
 const kinds: Array<[EntityKind, (i: number) => object]> = [
   ['activity', (i) => makeActivity(`a${i}`, 'w1', { raw: { _id: `a${i}`, canRevert: i % 2 === 0, revertBlocker: i % 3 ? null : 'later write', extra: randomJson(i) } })],
   ['member', (i) => makeMember('w1', `u${i}`, { raw: { user: { _id: `u${i}`, presence: i % 2 ? 'online' : 'away', nested: randomJson(i) }, z: randomJson(i + 1) } })],
@@ -48,6 +66,20 @@ describe('row encoding', () => {
     expect(canonicalJson(obj)).toBe('{"__proto__":{"x":[3,{"c":5,"d":4}],"y":2},"a":"\\u0000","b":1}');
     expect(canonicalJson([undefined, NaN, 'x'])).toBe('[null,null,"x"]');
     expect(({} as Record<string, unknown>).y).toBeUndefined();
+  });
+
+  it('canonicalJson gives the written-out definition\'s text for sorted and unsorted input alike (the native fast path included)', () => {
+    for (let i = 0; i < 2000; i++) {
+      const v = randomJson(i);
+      expect(canonicalJson(v), `seed ${i}`).toBe(referenceCanonical(v));
+      expect(canonicalJson(sortedClone(v)), `seed ${i} sorted`).toBe(referenceCanonical(v));
+    }
+    // what the fast path must not take natively: toJSON, non-plain objects, functions, integer-like keys
+    const odd: unknown[] = [
+      { a: 1, toJSON: () => 'x' }, { d: new Date(0) }, { m: new Map([[1, 2]]) }, { f: () => 1, g: 2 }, JSON.parse('{"10":1,"2":2}'),
+      [1, undefined, () => 1], JSON.parse('{"__proto__":{"b":1,"a":2},"z":[{"y":1,"x":2}]}'),
+    ];
+    for (const v of odd) expect(canonicalJson(v)).toBe(referenceCanonical(v));
   });
 
   it.each(kinds)('hashes %s rows exactly as the stored hashes were made (canonical JSON of hashable)', (kind, make) => {

@@ -5,7 +5,7 @@
 // text too (keys sorted: the same object, in a stable order), so the raw object, usually most of
 // the row, is serialised once for both instead of twice (it dominated a large pass's CPU).
 import type { EntityKind } from '../domain/entities.js';
-import { canonicalJson, sha256Hex, sortedKeys } from '../domain/canonical-json.js';
+import { canonicalJson, isCanonical, sha256Hex, sortedKeys } from '../domain/canonical-json.js';
 import { toRow, type EntitySpec, type SqlValue } from './entity-specs.js';
 
 /**
@@ -50,6 +50,7 @@ function rawTexts(raw: unknown, rule: ReadTimeRule | undefined): { stored: strin
     const text = canonicalJson(raw);
     return { stored: text, hashed: text };
   }
+  if (isCanonical(raw)) return { stored: JSON.stringify(raw), hashed: JSON.stringify(leftOut(raw, rule)) };
   let stored = '{';
   let hashed = '{';
   for (const k of sortedKeys(raw)) {
@@ -63,6 +64,18 @@ function rawTexts(raw: unknown, rule: ReadTimeRule | undefined): { stored: strin
     hashed += `${hashed.length > 1 ? ',' : ''}${kept}`;
   }
   return { stored: `${stored}}`, hashed: `${hashed}}` };
+}
+
+/** `raw` (canonical already) without its read-time fields, for JSON.stringify: a null-prototype
+ * copy, so a "__proto__" key is copied as a plain key, in the same (sorted) order. */
+function leftOut(raw: Record<string, unknown>, rule: ReadTimeRule): object {
+  const out = Object.create(null) as Record<string, unknown>;
+  for (const k of Object.keys(raw)) {
+    if (rule.top.includes(k)) continue;
+    const v = raw[k];
+    out[k] = k === 'user' && rule.user && isPlainObject(v) ? leftOut(v, { top: rule.user }) : v;
+  }
+  return out;
 }
 
 export interface EncodedRow {

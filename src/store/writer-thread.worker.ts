@@ -1,5 +1,6 @@
 // The writer thread, worker side: its own connection to the store's file (already migrated by the
 // main connection), applying one batch at a time, straight through (no event loop to yield to here).
+import { readFileSync } from 'node:fs';
 import { parentPort, workerData } from 'node:worker_threads';
 import Database from 'better-sqlite3';
 import { applyBatch, type ApplyContext } from './apply-batch.js';
@@ -17,8 +18,21 @@ const port = init.replies;
 let now = new Date(0).toISOString();
 let ctx: ApplyContext | null = null;
 let pageCap = 0;
+/** This thread's CPU time when it last answered a batch (from its start: receiving parts counts). */
+let cpuAnswered = 0;
 /** Batches whose parts have arrived and whose 'apply' has not. */
 const staged = new Map<number, WriteBatch>();
+
+/** This thread's CPU time so far in ms (utime + stime of /proc/thread-self/stat), or null off Linux. */
+function threadCpuMs(): number | null {
+  try {
+    const stat = readFileSync('/proc/thread-self/stat', 'utf8');
+    const f = stat.slice(stat.lastIndexOf(')') + 2).split(' ');
+    return ((Number(f[11]) + Number(f[12])) * 1000) / 100; // clock ticks: USER_HZ is 100 on Linux
+  } catch {
+    return null;
+  }
+}
 
 function context(): ApplyContext {
   if (ctx) return ctx;
@@ -64,7 +78,10 @@ async function handle(m: WriterRequest): Promise<void> {
     const parts = staged.get(m.id);
     staged.delete(m.id);
     const batch: WriteBatch = parts ? { ...parts, ...m.batch } : m.batch;
-    reply = { id: m.id, result: await applyBatch(c, m.snapshotId, batch, Infinity) };
+    const result = await applyBatch(c, m.snapshotId, batch, Infinity);
+    const cpu = threadCpuMs();
+    reply = { id: m.id, result: cpu === null ? result : { ...result, writerCpuMs: cpu - cpuAnswered } };
+    if (cpu !== null) cpuAnswered = cpu;
   } catch (e) {
     reply = { id: m.id, error: toErrorFields(e) };
   }

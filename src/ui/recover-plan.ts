@@ -111,6 +111,8 @@ export function previewRecover(store: Store, opts: { moduleId: string; snapshot:
     workspaceId: ws,
     attribution: opts.attribution,
     userNames: new Map(latestState.members(ws).map((m) => [m.userId, displayName(m)])),
+    // recipes naming what the rollback would recreate are re-pointed (counted in the preview)
+    recipes: [...after.automations, ...latestState.workspaceAutomations(ws)],
   });
   out.counts = plan.counts;
   out.summary = summarisePlan(plan.plan);

@@ -236,6 +236,15 @@ describe('the README’s command lines', () => {
       },
     },
     {
+      // docs/rollback.md: the whole module, recipes paused
+      line: 'wbsync rollback --module ID --to-snapshot N --pause-automations --dry-run',
+      check: async () => {
+        const r = await run(env, `wbsync rollback --module ${env.moduleId} --to-snapshot 1 --pause-automations --dry-run`);
+        expect([0, 5], r.err).toContain(r.status);
+        expect(r.out).toMatch(/would roll back module .* to snapshot 1/);
+      },
+    },
+    {
       line: 'wbsync diff --module ID --snapshot N --column Stage',
       check: async () => expect([0, 1]).toContain((await run(env, `wbsync diff --module ${env.moduleId} --snapshot 1 --column Stage`)).status),
     },

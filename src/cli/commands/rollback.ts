@@ -33,6 +33,12 @@ function lines(r: RollbackResult): string[] {
   }
   if (r.newRecords.length) out.push(`records created since the snapshot (${r.newRecords.length}, ${r.newRecords.some((n) => n.archived) ? 'archived' : 'kept; --kinds records archives them'}):`, ...r.newRecords.map((n) => `  ${n.name} (${n.id})`));
   if (r.wouldTrigger.length) out.push('active recipes these writes may set off (give --pause-automations to pause them):', ...r.wouldTrigger.map((a) => `  ${a.name} (${a.scope}, on ${a.trigger})`));
+  const cols = r.repointed.columns;
+  if (cols.length) {
+    const how = (c: (typeof cols)[number]): string => (c.how === 'pending' ? 're-pointed, or made anew where the service keeps settings create-only' : c.how === 're-pointed' ? 're-pointed in place' : `made anew as ${c.newId} (the service keeps settings create-only), the old one deleted`);
+    out.push(`columns whose settings named what was recreated (${cols.length}):`, ...cols.map((c) => `  ${c.name} (${c.id}): ${how(c)}`));
+  }
+  if (r.repointed.automations.length) out.push(`recipes naming what was recreated, ${r.dryRun ? 'to be re-pointed' : 're-pointed'} to the copies (${r.repointed.automations.length}):`, ...r.repointed.automations.map((a) => `  ${a.name} (${a.id})`));
   if (r.pausedAutomations.length) out.push(`paused and re-activated ${r.pausedAutomations.length} recipe(s)`);
   if (r.notRestored.length) out.push('not put back:', ...r.notRestored.map((n) => `  - ${n.entity} ${n.label} (${n.id}): ${n.reason}${n.value !== undefined ? ` — value ${JSON.stringify(n.value)}` : ''}`));
   for (const w of r.warnings) out.push(`warning: ${w}`);
@@ -60,9 +66,11 @@ export const rollbackCommand: Command = {
     '--force; one already as it was is left alone. Puts back cell values (set, changed or cleared),\n' +
     'record fields (name, collection, position, completion; archived records un-archived in place),\n' +
     'column and collection fields, deleted columns and collections (recreated with new ids, their\n' +
-    'cells and records put back into them), amendments deleted since (posted again with the\n' +
-    'restore.attribution line, threads kept) and edited ones. Records created since are listed, and\n' +
-    'archived only when --kinds names records. Records deleted since: wbsync restore records.\n' +
+    'cells and records put back into them), records and sub-records deleted since (un-archived in place\n' +
+    'where the service still holds them, else recreated with their cells and notes), amendments deleted\n' +
+    'since (posted again with the restore.attribution line, threads kept) and edited ones. Reference\n' +
+    "columns and the module's and workspace's recipes naming a recreated column or collection are\n" +
+    're-pointed to it. Records created since are listed, and archived only when --kinds names records.\n' +
     'Scope: --column (id or name; its cells), --record (with its sub-records), --collection, --kinds\n' +
     '(cells,records,columns,collections,amendments), and what the activity feed shows: --changed-by\n' +
     'USER_ID|automation, --changed-between T1 T2. --dry-run lists every write (before → after), the\n' +
