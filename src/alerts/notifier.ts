@@ -17,6 +17,8 @@ export interface AlertDocument {
   summary: string;
   details: Record<string, unknown>;
   undo?: string;
+  /** The same undo as its argument vector (run it without a shell). */
+  undoArgv?: string[];
 }
 
 export interface WebhookTarget {
@@ -68,8 +70,18 @@ export class Notifier {
   }
 
   /** Sends an alert to every webhook that wants it; returns at once. */
-  notify(a: Announcement & { workspaceId?: string; moduleId?: string; undo?: string }): AlertDocument {
-    const doc: AlertDocument = { event: a.event, at: this.now().toISOString(), database: this.opts.database, ...(a.workspaceId ? { workspaceId: a.workspaceId } : {}), ...(a.moduleId ? { moduleId: a.moduleId } : {}), summary: a.summary, details: a.details, ...(a.undo ? { undo: a.undo } : {}) };
+  notify(a: Announcement & { workspaceId?: string; moduleId?: string; undo?: string; undoArgv?: string[] }): AlertDocument {
+    const doc: AlertDocument = {
+      event: a.event,
+      at: this.now().toISOString(),
+      database: this.opts.database,
+      ...(a.workspaceId ? { workspaceId: a.workspaceId } : {}),
+      ...(a.moduleId ? { moduleId: a.moduleId } : {}),
+      summary: a.summary,
+      details: a.details,
+      ...(a.undo ? { undo: a.undo } : {}),
+      ...(a.undoArgv ? { undoArgv: a.undoArgv } : {}),
+    };
     this.opts.webhooks.forEach((w, i) => {
       if (w.events && !w.events.includes(a.event)) return;
       const body = w.format === 'slack' ? JSON.stringify({ text: slackText(doc) }) : JSON.stringify(doc);

@@ -18,7 +18,7 @@ const workspaceId = z.string().min(1);
 const keepCount = z.number().int().min(0).optional();
 
 /** Every event an alert can carry (contract: the alert payload's `event`). */
-export const ALERT_EVENTS = ['pass_failed', 'recovered', 'auth_failed', 'stale', 'tripwire', 'offsite_failed', 'drill_failed'] as const;
+export const ALERT_EVENTS = ['pass_failed', 'recovered', 'auth_failed', 'stale', 'tripwire', 'tripwire_recovered', 'offsite_failed', 'drill_failed'] as const;
 export type AlertEventName = (typeof ALERT_EVENTS)[number];
 
 export const ConfigSchema = z.strictObject({

@@ -39,6 +39,7 @@ export class PassMetrics {
   private readonly requestDurations: Histogram<'method' | 'route' | 'class'>;
   private readonly offsitePushes: Counter<'status'>;
   private readonly offsiteLast: Gauge;
+  private readonly tripwireEvents: Counter<'kind' | 'module'>;
   private lastDrill: { ok: boolean; atMs: number; durationMs: number } | null = null;
 
   constructor() {
@@ -127,7 +128,14 @@ export class PassMetrics {
         this.set(ms !== undefined && Number.isFinite(ms) ? ms / 1000 : 0);
       },
     });
+    this.tripwireEvents = new Counter({
+      name: 'wbsync_tripwire_events_total',
+      help: "Tripwire events since start, by kind (mass-change, module-deleted, workspace-lost, recovered) and module ('' for a workspace).",
+      labelNames: ['kind', 'module'],
+      registers,
+    });
     this.registerDbFamilies(registers, live);
+    this.registerTripwireFamilies(registers, live);
     this.registerDrillFamilies(registers);
   }
 
@@ -138,6 +146,33 @@ export class PassMetrics {
     new OptionalGauge({ name: 'wbsync_last_drill_ok', help: '1 when the last restore drill restored everything restorable equal, 0 when it failed (absent: none since start).', registers, value: () => (last() ? (last()!.ok ? 1 : 0) : null) });
     new OptionalGauge({ name: 'wbsync_last_drill_timestamp_seconds', help: 'Unix time the last restore drill finished.', registers, value: () => (last() ? last()!.atMs / 1000 : null) });
     new OptionalGauge({ name: 'wbsync_last_drill_duration_seconds', help: 'Duration of the last restore drill.', registers, value: () => (last() ? last()!.durationMs / 1000 : null) });
+  }
+
+  /** Read from the database after each pass: what pruning may not forget, and what is still open. */
+  private registerTripwireFamilies(registers: Registry[], live: () => LiveFigures | null): void {
+    new Gauge({
+      name: 'wbsync_held_snapshots',
+      help: 'Snapshots a tripwire holds from pruning now (until released or 30 days).',
+      registers,
+      collect() {
+        this.set(live()?.db?.heldSnapshots ?? 0);
+      },
+    });
+    new Gauge({
+      name: 'wbsync_tripwire_open',
+      help: 'One series per open tripwire incident (1), labelled with its kind, module and the undo command; gone once a restore or rollback recovered it.',
+      labelNames: ['incident', 'kind', 'module', 'undo'],
+      registers,
+      collect() {
+        this.reset();
+        for (const t of live()?.db?.openTripwires ?? []) this.set({ incident: String(t.incident), kind: t.kind, module: t.moduleId ?? '', undo: t.undo ?? '' }, 1);
+      },
+    });
+  }
+
+  /** A tripwire event (the daemon's operations): an incident's kind, or 'recovered'. */
+  recordTripwire(kind: string, moduleId: string): void {
+    this.tripwireEvents.inc({ kind, module: moduleId });
   }
 
   /** A scheduled restore drill finished (ok: everything restorable came back equal). */

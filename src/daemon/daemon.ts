@@ -158,7 +158,7 @@ export async function runDaemon(opts: DaemonOptions): Promise<DaemonSummary> {
     const health = new HealthState(STALE_AFTER_INTERVALS * intervalMs, maxStalenessMs);
     const notifier = new Notifier({ webhooks: config.alerts.webhooks, healthchecksUrl: config.alerts.healthchecksUrl, database: openedStore.path, timeoutMs: config.alerts.timeoutMs, logger });
     notifiers.push(notifier);
-    const ops = createOperations({ store: openedStore, config, logger, notifier, now: () => new Date(now()), onOffsite: (ok) => metrics.recordOffsite(ok, now()) });
+    const ops = createOperations({ store: openedStore, config, logger, notifier, now: () => new Date(now()), onOffsite: (ok) => metrics.recordOffsite(ok, now()), onTripwire: (kind, moduleId) => metrics.recordTripwire(kind, moduleId) });
     operations.push(ops);
     const drill = createDrillSchedule({ store: openedStore, config, logger, notifier, now, onDrill: (o) => metrics.recordDrill(o.ok, o.atMs, o.durationMs) });
     drills.push(drill);
@@ -177,6 +177,7 @@ export async function runDaemon(opts: DaemonOptions): Promise<DaemonSummary> {
         cache.figures = readDbFigures(openedStore, (id) => (include.length === 0 || include.includes(id)) && !exclude.includes(id));
         const o = cache.figures.oldestVerified;
         health.setOldestVerified(o && { label: `${o.kind} ${o.id} of workspace ${o.workspaceId}`, atMs: o.atMs });
+        health.setOpenTripwires(cache.figures.openTripwires);
       } catch (e) {
         limited.log('warn', { err: String(e) }, 'could not read database figures for /metrics');
       }

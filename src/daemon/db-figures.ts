@@ -3,6 +3,23 @@
 // read then would see half a batch), and cached until the next pass ends.
 
 import type { Store } from '../store/port.js';
+import { commandLine } from '../domain/shell-command.js';
+import { listIncidents } from '../store/incidents.js';
+import { activeHolds } from '../retention/holds.js';
+
+/** A tripwire incident still open (no restore or rollback of its module since). */
+export interface OpenTripwire {
+  incident: number;
+  kind: string;
+  workspaceId: string;
+  moduleId: string | null;
+  summary: string;
+  /** The undo, one quoted line (null: nothing to undo). */
+  undo: string | null;
+  snapshot: number;
+  pass: number;
+  openedAt: string;
+}
 
 export const REPORTING_VIEWS = ['workspaces', 'members', 'modules', 'collections', 'columns', 'records', 'cells', 'amendments', 'automations', 'activity'] as const;
 
@@ -14,6 +31,23 @@ export interface DbFigures {
   latestComplete: { id: number; finishedAtMs: number | null } | null;
   /** The part read in full least recently (freshness), among the workspaces in scope. */
   oldestVerified: { workspaceId: string; kind: 'workspace' | 'module'; id: string; atMs: number } | null;
+  /** Snapshots a tripwire holds from pruning now. */
+  heldSnapshots: number;
+  openTripwires: OpenTripwire[];
+}
+
+export function openTripwires(store: Store): OpenTripwire[] {
+  return listIncidents(store.db, 'open', 50).map((i) => ({
+    incident: i.id,
+    kind: i.kind,
+    workspaceId: i.workspaceId,
+    moduleId: i.moduleId,
+    summary: i.summary,
+    undo: i.undo ? commandLine(i.undo) : null,
+    snapshot: i.snapshotBefore,
+    pass: i.snapshotDamage,
+    openedAt: i.openedAt,
+  }));
 }
 
 function parseTime(iso: string | null | undefined): number | null {
@@ -48,5 +82,7 @@ export function readDbFigures(store: Store, inScope: (workspaceId: string) => bo
     cursorsMs,
     latestComplete: latest ? { id: latest.id, finishedAtMs: parseTime(latest.finishedAt) } : null,
     oldestVerified,
+    heldSnapshots: activeHolds(store.db, new Date()).length,
+    openTripwires: openTripwires(store),
   };
 }

@@ -22,6 +22,18 @@ describe('health state', () => {
     expect(r.body).toMatchObject({ status: 'starting', reason: 'no successful pass yet', lastSuccess: null, lastPass: null, lastError: null });
   });
 
+  it('should say "tripwire" (still 200: the backup works) while a tripwire is open, with its undo, and ok once it is recovered', () => {
+    const h = new HealthState(15 * MIN);
+    h.passSucceeded(pass(), 1000);
+    const t = { incident: 4, kind: 'mass-change', moduleId: 'm1', summary: 'mass change in module Hiring by Ada', undo: 'wbsync rollback --incident 4', openedAt: new Date(0).toISOString() };
+    h.setOpenTripwires([t]);
+    const r = h.report(2000);
+    expect(r.httpStatus).toBe(200);
+    expect(r.body).toMatchObject({ status: 'tripwire', reason: 'open tripwire: incident 4: mass change in module Hiring by Ada — undo: wbsync rollback --incident 4', tripwires: [t] });
+    h.setOpenTripwires([]);
+    expect(h.report(2000).body).toMatchObject({ status: 'ok', reason: null, tripwires: [] });
+  });
+
   it('should be 200 after a success, with the last pass figures', () => {
     const h = new HealthState(15 * MIN);
     expect(h.passSucceeded(pass(), 1000).recoveredFrom).toBeNull();

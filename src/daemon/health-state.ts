@@ -27,9 +27,23 @@ export interface RunningPassInfo {
   lastProgress: string;
 }
 
+/** An open tripwire as /healthz shows it (daemon/db-figures.ts reads them after each pass). */
+export interface HealthTripwire {
+  incident: number;
+  kind: string;
+  moduleId: string | null;
+  summary: string;
+  undo: string | null;
+  openedAt: string;
+}
+
 export interface HealthBody {
-  status: 'ok' | 'unhealthy' | 'starting';
+  /** 'tripwire': healthy (HTTP 200: the backup works, a liveness probe must not restart it) but a
+   * tripwire is open — someone should look, and run its undo. */
+  status: 'ok' | 'tripwire' | 'unhealthy' | 'starting';
   reason: string | null;
+  /** Open tripwires, newest first (empty when none). */
+  tripwires: HealthTripwire[];
   lastSuccess: string | null;
   lastError: HealthError | null;
   lastPass: PassSummary | null;
@@ -59,6 +73,7 @@ export class HealthState {
   private failure: string | null = null;
   private running: { kind: 'full' | 'incremental'; sinceMs: number; progressMs: number } | null = null;
   private oldestVerified: { label: string; atMs: number } | null = null;
+  private tripwires: HealthTripwire[] = [];
 
   /**
    * @param staleAfterMs the last success (or progress) may be this old
@@ -72,6 +87,11 @@ export class HealthState {
   /** From the database after each pass: the part read in full least recently. */
   setOldestVerified(oldest: { label: string; atMs: number } | null): void {
     this.oldestVerified = oldest;
+  }
+
+  /** From the database after each pass: the tripwires still open. */
+  setOpenTripwires(list: readonly HealthTripwire[]): void {
+    this.tripwires = list.map((t) => ({ incident: t.incident, kind: t.kind, moduleId: t.moduleId, summary: t.summary, undo: t.undo, openedAt: t.openedAt }));
   }
 
   /** From the database at start: the latest complete snapshot's finish time, if any. */
@@ -128,6 +148,7 @@ export class HealthState {
 
   report(nowMs: number): HealthReport {
     const base = {
+      tripwires: this.tripwires,
       lastSuccess: this.lastSuccessMs === null ? null : new Date(this.lastSuccessMs).toISOString(),
       lastError: this.lastError,
       lastPass: this.lastPass,
@@ -146,6 +167,11 @@ export class HealthState {
     }
     const stale = this.freshnessProblem(nowMs);
     if (stale) return unhealthy('unhealthy', stale);
+    if (this.tripwires.length) {
+      const [t] = this.tripwires;
+      const more = this.tripwires.length > 1 ? ` (+${this.tripwires.length - 1} more)` : '';
+      return { httpStatus: 200, body: { status: 'tripwire', reason: `open tripwire: incident ${t!.incident}: ${t!.summary}${t!.undo ? ` — undo: ${t!.undo}` : ''}${more}`, ...base } };
+    }
     return { httpStatus: 200, body: { status: 'ok', reason: null, ...base } };
   }
 }

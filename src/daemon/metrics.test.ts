@@ -12,7 +12,7 @@ function live(over: Partial<LiveFigures> = {}): LiveFigures {
     passRunning: false,
     lastSuccessMs: 90_000,
     requests: { requests: 12, retries: 1, byClass: { '2xx': 10, '5xx': 2 } },
-    db: { rows: { records: 7, activity: 3 }, newestActivityMs: 40_000, cursorsMs: { ws1: 40_000 }, latestComplete: null, oldestVerified: { workspaceId: 'ws1', kind: 'module', id: 'm1', atMs: 10_000 } },
+    db: { rows: { records: 7, activity: 3 }, newestActivityMs: 40_000, cursorsMs: { ws1: 40_000 }, latestComplete: null, oldestVerified: { workspaceId: 'ws1', kind: 'module', id: 'm1', atMs: 10_000 }, heldSnapshots: 0, openTripwires: [] },
     maxStalenessMs: 360 * 60_000,
     ...over,
   };
@@ -31,6 +31,22 @@ function fed(): PassMetrics {
   m.setLive(() => live());
   return m;
 }
+
+describe('tripwire families', () => {
+  it('should count tripwire events by kind and module, show held snapshots and one series per open incident with its undo', async () => {
+    const m = new PassMetrics();
+    const open = { incident: 3, kind: 'mass-change', workspaceId: 'w1', moduleId: 'm1', summary: 'mass change', undo: 'wbsync rollback --incident 3', snapshot: 7, pass: 8, openedAt: '2026-11-24T09:00:00.000Z' };
+    m.setLive(() => live({ db: { ...live().db!, heldSnapshots: 2, openTripwires: [open] } }));
+    m.recordTripwire('mass-change', 'm1');
+    m.recordTripwire('mass-change', 'm1');
+    m.recordTripwire('module-deleted', 'm2');
+    const { body } = await m.render();
+    expect(body).toContain('wbsync_tripwire_events_total{kind="mass-change",module="m1"} 2');
+    expect(body).toContain('wbsync_tripwire_events_total{kind="module-deleted",module="m2"} 1');
+    expect(body).toContain('wbsync_held_snapshots 2');
+    expect(body).toContain('wbsync_tripwire_open{incident="3",kind="mass-change",module="m1",undo="wbsync rollback --incident 3"} 1');
+  });
+});
 
 describe('content negotiation', () => {
   it('should answer OpenMetrics to a scraper that prefers it, and the text format otherwise', () => {

@@ -7,14 +7,13 @@ import { AlertEpisodes, sqliteEpisodes } from '../alerts/episodes.js';
 import type { Notifier } from '../alerts/notifier.js';
 import type { Config } from '../config/schema.js';
 import type { Logger } from '../config/logger.js';
-import { holdSnapshot } from '../retention/holds.js';
 import { objectStoreOf } from '../offsite/object-store.js';
 import { pruneCopies, pushCopy } from '../offsite/offsite.js';
 import { isEmptyPolicy } from '../retention/policy.js';
 import { prune } from '../retention/prune.js';
 import type { Store } from '../store/port.js';
 import type { PassResult } from '../sync/pass.js';
-import { evaluateTripwire } from '../tripwire/evaluate.js';
+import { announceTripwire } from '../tripwire/announce.js';
 import { finishPendingErasures } from '../erase/erase.js';
 
 export interface PassHooks {
@@ -35,6 +34,8 @@ export interface OperationsDeps {
   now: () => Date;
   /** Each offsite push's outcome (metrics). */
   onOffsite?: (ok: boolean) => void;
+  /** Each tripwire event (metrics): kind 'mass-change', 'module-deleted', 'workspace-lost' or 'recovered'. */
+  onTripwire?: (kind: string, moduleId: string) => void;
 }
 
 export function createOperations(deps: OperationsDeps): PassHooks {
@@ -55,18 +56,9 @@ export function createOperations(deps: OperationsDeps): PassHooks {
     }
   };
 
+  // the same step `wbsync sync` runs (tripwire/check-pass.ts), announced through the daemon's notifier
   const tripwire = (r: PassResult): void => {
-    if (!config.tripwire.enabled || r.status === 'failed') return;
-    const before = store.db
-      .prepare(`SELECT max(id) FROM snapshot_runs WHERE status = 'complete' AND id < ? AND id NOT IN (SELECT snapshot_id FROM snapshot_forgets)`)
-      .pluck()
-      .get(r.snapshot) as number | null;
-    if (before === null) return;
-    for (const f of evaluateTripwire(store.changeCounts(before, r.snapshot), config.tripwire, before)) {
-      holdSnapshot(store.db, before, `tripwire: ${f.summary}`.slice(0, 500), deps.now());
-      logger.warn({ moduleId: f.moduleId, snapshot: before, undo: f.undo, what: f.what }, 'tripwire: mass change');
-      notifier.notify({ event: 'tripwire', summary: f.summary, details: { what: f.what, by: f.by, snapshot: before, held: true, pass: r.snapshot }, workspaceId: f.workspaceId, moduleId: f.moduleId, undo: f.undo });
-    }
+    announceTripwire({ store, config: config.tripwire, logger, notifier, now: deps.now(), ...(deps.onTripwire ? { onEvent: deps.onTripwire } : {}) }, r);
   };
 
   const pruneAfterFull = (r: PassResult): void => {

@@ -179,6 +179,15 @@ export function rewriteHistory(db: Database.Database, set: ErasedSet, people: Re
       for (const t of inJson) rep.run(t, ERASED_MARKER, t, ERASED_MARKER, t, t);
       const runs = db.prepare('UPDATE snapshot_runs SET summary = replace(summary, ?, ?) WHERE instr(summary, ?) > 0');
       for (const t of inJson) runs.run(t, ERASED_MARKER, t);
+      // tripwire incidents and holds quote who did it (name and id) and the module's name
+      const all = [...new Set([...words, ...names])].sort((a, b) => b.length - a.length);
+      const inc = db.prepare(`UPDATE incidents SET summary = replace(summary, @t, @m), module_name = replace(module_name, @t, @m), what = replace(what, @j, @m), actors = replace(actors, @j, @m)
+        WHERE instr(summary || module_name, @t) > 0 OR instr(what || actors, @j) > 0`);
+      const holds = db.prepare('UPDATE snapshot_holds SET reason = replace(reason, ?, ?) WHERE instr(reason, ?) > 0');
+      for (const t of all) {
+        inc.run({ t, j: JSON.stringify(t).slice(1, -1), m: ERASED_MARKER });
+        holds.run(t, ERASED_MARKER, t);
+      }
     });
     // FTS5 deletes leave the old terms in older segments until they merge: merge them all now
     txn(db, opts, () => db.exec(`INSERT INTO search (search) VALUES ('optimize')`));

@@ -47,12 +47,9 @@ export interface DiffOptions {
   bHidesArchived?: boolean;
 }
 
-/** Key-sorted JSON, so objects compare by content, not by key order. */
-export function canon(v: unknown): string {
-  return JSON.stringify(v, (_k, x: unknown) =>
-    x && typeof x === 'object' && !Array.isArray(x) ? Object.fromEntries(Object.entries(x as Record<string, unknown>).sort(([p], [q]) => (p < q ? -1 : p > q ? 1 : 0))) : x,
-  );
-}
+// canon and cellData live in the domain, with the one cell counting the tripwire shares
+export { canon, cellData } from '../domain/cell-change.js';
+import { canon, cellData } from '../domain/cell-change.js';
 
 /** Replaces every string equal to a mapped id, at any depth. */
 export function translateIds(v: unknown, map: ReadonlyMap<string, string>): unknown {
@@ -60,18 +57,6 @@ export function translateIds(v: unknown, map: ReadonlyMap<string, string>): unkn
   if (Array.isArray(v)) return v.map((x) => translateIds(x, map));
   if (v && typeof v === 'object') return Object.fromEntries(Object.entries(v).map(([k, x]) => [k, translateIds(x, map)]));
   return v;
-}
-
-/** A cell value as data: JSON text parsed (relation/person arrays, timelines), else the string. */
-export function cellData(value: string | null): unknown {
-  if (value !== null && (value.startsWith('[') || value.startsWith('{'))) {
-    try {
-      return JSON.parse(value) as unknown;
-    } catch {
-      return value;
-    }
-  }
-  return value;
 }
 
 function escapeRe(s: string): string {

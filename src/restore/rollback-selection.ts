@@ -55,6 +55,9 @@ export interface RollbackSelection {
   records: ReadonlySet<string> | null;
   collections: ReadonlySet<string> | null;
   touched: Touched | null;
+  /** Cells (`record|column`) the feed shows written after or beside the damage, with why: never
+   * put back unless forced (rollback-damage.ts). */
+  laterEdits?: ReadonlyMap<string, string>;
 }
 
 /** One field: what it is live, what the snapshot had, what the damage left. */
@@ -69,5 +72,7 @@ export interface FieldChange {
   /** A conflict the damage snapshot does not show either (after = base): edited after the latest
    * snapshot — or damage the feed did not show (note edits on the deployed service) */
   unseen?: true;
+  /** A conflict because the feed shows a write after or beside the damage: whose, when. */
+  later?: string;
 }
 

@@ -14,6 +14,7 @@ import type { Step } from './plan-steps.js';
 import { summarisePlan } from './plan-steps.js';
 import { refuse, requireWritable, type RestoreDeps, type RunControls } from './restore-module.js';
 import { planRollback, type FoundBy, type Repointed } from './rollback-plan.js';
+import { feedVerdicts, mergeTouched, touchedByPin, type DamagePin } from './rollback-damage.js';
 import { ROLLBACK_KINDS, checkKinds, columnIdsOf, type FieldChange, type RollbackKind, type RollbackSelection, type Touched } from './rollback-selection.js';
 import { treeFromLive, treeFromState, type ModuleTree } from './tree.js';
 import { commandLine } from '../domain/shell-command.js';
@@ -35,6 +36,9 @@ export interface RollbackOptions extends RunControls {
   force?: boolean;
   pauseAutomations?: boolean;
   dryRun?: boolean;
+  /** Pinned to a tripwire incident (--incident): the damage is these actors' rows in this time
+   * range, recorded by `afterSnapshot`; every other write is a conflict. */
+  pin?: DamagePin & { afterSnapshot: number };
 }
 
 export interface RollbackResult extends RunOutcome {
@@ -58,6 +62,9 @@ export interface RollbackResult extends RunOutcome {
   wouldTrigger: { id: string; name: string; scope: string; trigger: string }[];
   /** Things to know before trusting the result (e.g. the database has not seen the latest changes). */
   warnings: string[];
+  /** --incident: the incident and what its damage is pinned to (readable). */
+  incident?: number;
+  pinnedTo?: string;
   /** What named objects the run recreated, pointed at the copies: reference columns (re-pointed in
    * place, or recreated where the service keeps settings create-only; 'pending' in a dry run) and
    * the module's and workspace's recipes. */
@@ -188,6 +195,29 @@ async function findUnlisted(client: RestoreDeps['client'], base: ModuleTree, liv
   return found;
 }
 
+/**
+ * What the feed says about later writes (rollback-damage.ts): pinned to an incident, the selection
+ * becomes the damage's cells (and, beyond cells, the blamed actors' other rows in its time range);
+ * pinned or not, a cell written after or beside the damage is a conflict. Returns those cells.
+ */
+function pinSelection(selection: RollbackSelection, state: StateReader, ws: string, opts: RollbackOptions, since: string, names: (who: string) => string): ReadonlyMap<string, string> {
+  const pin = opts.pin && opts.pin.actors.length && opts.pin.from ? opts.pin : null;
+  const verdicts = feedVerdicts(state.activity(ws), opts.moduleId, since, pin, names);
+  if (pin) {
+    const cells = touchedByPin(verdicts);
+    const onlyCells = selection.kinds.size === 1 && selection.kinds.has('cells');
+    const window: [string, string] = [pin.from, pin.to];
+    const others = onlyCells ? [] : pin.actors.map((a) => touchedByFeed(state, ws, opts.moduleId, a.startsWith('automation:') ? 'automation' : a, window));
+    selection.touched = mergeTouched([cells, ...others]);
+  }
+  return verdicts.later;
+}
+
+function pinnedText(pin: NonNullable<RollbackOptions['pin']>, names: (who: string) => string): string {
+  if (!pin.actors.length || !pin.from) return `what snapshot ${pin.afterSnapshot} recorded (the feed names nobody)`;
+  return `${pin.actors.map(names).join(', ')}'s writes from ${pin.from} to ${pin.to}, recorded by snapshot ${pin.afterSnapshot}`;
+}
+
 /** Trigger types the plan's writes may fire, for the dry run's warning. */
 function triggersOf(steps: Step[]): Set<string> {
   const out = new Set<string>();
@@ -220,7 +250,7 @@ export async function rollback(deps: RestoreDeps, opts: RollbackOptions): Promis
   const ws = base.module.workspaceId;
   const liveModule = (await client.listModules(ws)).find((m) => m.id === opts.moduleId);
   if (!liveModule) throw refuse(`module ${opts.moduleId} (${base.module.name}) is gone`, `rollback works in place on a live module: bring it back with ${commandLine(['wbsync', 'restore', 'module', opts.moduleId])}`);
-  const afterId = pickAfter(deps, chosen.id, opts.moduleId, opts.changedBetween);
+  const afterId = opts.pin ? opts.pin.afterSnapshot : pickAfter(deps, chosen.id, opts.moduleId, opts.changedBetween);
   const latestState = store.stateAt()!;
   const after = { ...(treeFromState(store.stateAt(afterId)!, opts.moduleId) ?? base) };
   // reads only, side by side: who may write, the module as it is now, the workspace's recipes
@@ -237,6 +267,7 @@ export async function rollback(deps: RestoreDeps, opts: RollbackOptions): Promis
     touched: opts.changedBy || opts.changedBetween ? touchedByFeed(latestState, ws, opts.moduleId, opts.changedBy, opts.changedBetween) : null,
   };
   const userNames = new Map(latestState.members(ws).map((m) => [m.userId, [m.firstName, m.lastName].filter(Boolean).join(' ') || m.email || m.userId]));
+  selection.laterEdits = pinSelection(selection, latestState, ws, opts, store.getSnapshot(chosen.id)?.startedAt ?? '', (who) => userNames.get(who) ?? who);
   const planned = planRollback({ base, after, live, selection, force: opts.force === true, workspaceId: ws, attribution: opts.attribution, userNames, found, recipes: [...live.automations, ...workspaceRecipes] });
   const steps = planned.plan.phases.flatMap((p) => p.steps);
   const fired = triggersOf(steps);
@@ -249,6 +280,7 @@ export async function rollback(deps: RestoreDeps, opts: RollbackOptions): Promis
   }
   const baseResult = {
     warnings,
+    ...(opts.pin ? { incident: opts.pin.incident, pinnedTo: pinnedText(opts.pin, (who) => userNames.get(who) ?? who) } : {}),
     moduleId: opts.moduleId,
     moduleName: liveModule.name,
     snapshot: chosen.id,
@@ -266,7 +298,7 @@ export async function rollback(deps: RestoreDeps, opts: RollbackOptions): Promis
     return { ...baseResult, dryRun: true, runId: null, resumed: false, notRestored: planned.plan.notRestored, refused: 0, foundByLookup: 0, pausedAutomations: [], plan: summarisePlan(planned.plan), requests: client.stats().requests - stats0, durationMs: Date.now() - started };
   }
 
-  const runKey = JSON.stringify(['rollback', chosen.id, opts.moduleId, [...selection.kinds].sort(), [...(columns ?? [])].sort(), [...(selection.records ?? [])].sort(), [...(selection.collections ?? [])].sort(), opts.changedBy ?? null, opts.changedBetween ?? null, opts.force === true]);
+  const runKey = JSON.stringify(['rollback', chosen.id, opts.moduleId, [...selection.kinds].sort(), [...(columns ?? [])].sort(), [...(selection.records ?? [])].sort(), [...(selection.collections ?? [])].sort(), opts.changedBy ?? null, opts.changedBetween ?? null, opts.force === true, ...(opts.pin ? [{ incident: opts.pin.incident }] : [])]);
   const previous = latestRun(store.db, runKey);
   return journaledRun(
     deps,

@@ -1,4 +1,5 @@
 // What one workspace's sync needs from its pass, and what it reports back.
+import { commandLine } from '../domain/shell-command.js';
 import type { ServiceClient } from '../api/port.js';
 import type { Logger } from '../config/logger.js';
 import type { Store, WriteBatch } from '../store/port.js';
@@ -27,6 +28,26 @@ export interface PassEnv {
   /** Rolling re-verification of incremental passes; absent: none. */
   freshness?: FreshnessClock;
   signal?: AbortSignal;
+  /** Record a workspace losing everything at once as gone (wbsync sync --accept-loss); else held. */
+  acceptLoss?: boolean;
+}
+
+/** Everything a workspace held, vanished at once (the likeliest cause: the key lost access): the
+ * pass marks none of it gone, fails that part and the tripwire holds and alerts. */
+export interface HeldLoss {
+  workspaceId: string;
+  name: string;
+  modules: number;
+  records: number;
+  reason: string;
+}
+
+export const ACCEPT_LOSS_HINT = `if the key lost access, give it back and the next pass carries on; if it was deleted on purpose, '${commandLine(['wbsync', 'sync', '--accept-loss'])}' records it as gone`;
+
+/** The loss, when `vanished` is everything the workspace held and the service lists nothing of it. */
+export function lossOf(ws: { id: string; name: string }, vanished: readonly string[], sizes: ReadonlyMap<string, { records: number }>, reason: string): HeldLoss | null {
+  if (vanished.length === 0) return null;
+  return { workspaceId: ws.id, name: ws.name, modules: vanished.length, records: vanished.reduce((n, id) => n + (sizes.get(id)?.records ?? 0), 0), reason };
 }
 
 export interface PartFailure {
@@ -60,4 +81,6 @@ export interface WorkspaceOutcome {
   recordProbes: number;
   reverified?: Reverification;
   failures: PartFailure[];
+  /** Everything it held vanished at once: held, nothing marked gone. */
+  held?: HeldLoss;
 }

@@ -8,9 +8,13 @@ import { WbsyncError, isWbsyncError } from '../domain/errors.js';
 import type { ServiceClient } from '../api/port.js';
 import type { Logger } from '../config/logger.js';
 import { erasedSet } from '../store/erasure-ledger.js';
+import { restoredSources } from '../store/own-writes.js';
 import type { SnapshotKind, Store, WriteBatch } from '../store/port.js';
 import type { FreshnessClock } from './pass-env.js';
 import { syncWorkspace, type PartFailure, type WorkspaceOutcome } from './workspace-sync.js';
+import { ACCEPT_LOSS_HINT, lossOf, type HeldLoss } from './pass-env.js';
+
+export type { HeldLoss } from './pass-env.js';
 
 export interface PassOptions {
   full?: boolean;
@@ -27,6 +31,8 @@ export interface PassOptions {
   maxStalenessMs?: number;
   signal?: AbortSignal;
   onProgress?: (p: PassProgress) => void;
+  /** Record a workspace that lost everything at once as gone (sync --accept-loss); else held. */
+  acceptLoss?: boolean;
 }
 
 export interface PassProgress {
@@ -51,6 +57,8 @@ export interface PassResult {
   failures: PartFailure[];
   /** Erased entities (wbsync erase) still live on the service, met and not stored this pass. */
   erasedLive?: string[];
+  /** Workspaces that lost everything at once: held (nothing marked gone), a failure each. */
+  held?: HeldLoss[];
 }
 
 export interface PassDeps {
@@ -107,6 +115,7 @@ export async function runPass(deps: PassDeps, opts: PassOptions = {}): Promise<P
     opts.onProgress?.({ ...progress, requests: s.requests - stats0.requests, retries: s.retries - stats0.retries, elapsedMs: now() - started });
   };
   const erasedLive = new Set<string>();
+  const held: HeldLoss[] = [];
   const limiter = new PQueue({ concurrency: opts.modulesInFlight ?? 2 });
   const apply = async (batch: WriteBatch): Promise<void> => {
     const res = await store.apply(snapshot, batch);
@@ -131,6 +140,7 @@ export async function runPass(deps: PassDeps, opts: PassOptions = {}): Promise<P
       workspaces: outcomes,
       failures,
       ...(erasedLive.size ? { erasedLive: [...erasedLive].sort() } : {}),
+      ...(held.length ? { held } : {}),
     };
     store.finishSnapshot(snapshot, status, { ...result, ...extra });
     return result;
@@ -144,13 +154,24 @@ export async function runPass(deps: PassDeps, opts: PassOptions = {}): Promise<P
     // live member lists first, so a row quoting them is scrubbed whichever batch brings it (a full
     // pass writes the feed in batches before the member lists).
     const learn = erasedSet(store.db).users.size > 0 ? (await Promise.all(selected.map((w) => client.listMembers(w.id).catch(() => [])))).flat() : [];
+    // A workspace that vanished with everything in it (the likeliest cause: the key lost access —
+    // e.g. the service answered an empty list) is held: nothing marked gone, a failure, an alert.
+    const prevState = store.stateAt(snapshot);
+    const vanished = before.filter((w) => inScope(w.id) && !visibleIds.includes(w.id));
+    // (one `wbsync restore workspace` brought back elsewhere is a loss someone already answered)
+    const restored = vanished.length ? restoredSources(store.db, 'workspace') : new Set<string>();
+    for (const w of vanished) {
+      const loss = opts.acceptLoss || restored.has(w.id) ? null : lossOf(w, (prevState?.modules(w.id) ?? []).map((m) => m.id), prevState?.moduleSizes(w.id) ?? new Map(), 'is not listed any more');
+      if (!loss) continue;
+      held.push(loss);
+      failures.push({ workspaceId: w.id, reason: `held: the service no longer lists this workspace (${loss.modules} modules, ${loss.records} records) — nothing marked gone; ${ACCEPT_LOSS_HINT}` });
+    }
+    const heldIds = new Set(held.map((l) => l.workspaceId));
     await apply({
       upserts: { workspaces: selected, ...(learn.length ? { members: learn } : {}) },
       // Only a listing that covered a workspace can say it is gone: scope = stored ones in the filter.
-      listings: [{ kind: 'workspace', ids: visibleIds, scopeIds: before.map((w) => w.id).filter(inScope) }],
-      gone: before
-        .filter((w) => inScope(w.id) && !visibleIds.includes(w.id))
-        .flatMap((w) => (store.stateAt(snapshot)?.modules(w.id) ?? []).map((m) => ({ kind: 'module' as const, id: m.id, cascade: true }))),
+      listings: [{ kind: 'workspace', ids: [...visibleIds, ...heldIds], scopeIds: before.map((w) => w.id).filter(inScope) }],
+      gone: vanished.filter((w) => !heldIds.has(w.id)).flatMap((w) => (prevState?.modules(w.id) ?? []).map((m) => ({ kind: 'module' as const, id: m.id, cascade: true }))),
     });
     for (const ws of selected) {
       if (opts.signal?.aborted) break;
@@ -174,12 +195,14 @@ export async function runPass(deps: PassDeps, opts: PassOptions = {}): Promise<P
           signal: opts.signal,
           feedSlices: opts.feedSlices ?? 8,
           freshness,
+          acceptLoss: opts.acceptLoss === true,
         },
         ws,
         opts.full === true,
       );
       outcomes.push(outcome);
       failures.push(...outcome.failures);
+      if (outcome.held) held.push(outcome.held);
     }
     if (opts.signal?.aborted) throw new WbsyncError('partial', 'pass interrupted by a signal; nothing half-written was kept — run again to resume', { details: { interrupted: true } });
   } catch (e) {

@@ -5,9 +5,10 @@
 import type { Activity, Workspace } from '../domain/entities.js';
 import { WbsyncError } from '../domain/errors.js';
 import type { GoneMark, Listing, StateReader, WriteBatch } from '../store/port.js';
+import { restoredSources } from '../store/own-writes.js';
 import { tailActivity, type TailResult } from './activity-tail.js';
 import { readWholeFeed } from './feed-read.js';
-import type { PassEnv, WorkspaceOutcome } from './pass-env.js';
+import { ACCEPT_LOSS_HINT, lossOf, type PassEnv, type WorkspaceOutcome } from './pass-env.js';
 import { RecordTrace } from './record-trace.js';
 import { accessListings, crawlParts, readArchivedFromFeed, type CrawledParts } from './workspace-crawl.js';
 
@@ -104,8 +105,16 @@ export async function syncWorkspace(env: PassEnv, ws: Workspace, wantFull: boole
   if (fullFeed) outcome.activityRows = fullFeed.rows;
 
   // Workspace-level batch: the list entities, vanished modules, the feed rows and the cursor.
+  // every module it held vanished at once and none is listed: held, never recorded as the new truth
+  const held = !env.acceptLoss && modules.length === 0 && prev && plan.vanished.length === prev.modules(ws.id).length && !plan.vanished.every((id) => restoredSources(env.store.db, 'module').has(id))
+    ? lossOf(ws, plan.vanished, prev.moduleSizes(ws.id), 'lists no module any more')
+    : null;
+  if (held) {
+    outcome.held = held;
+    outcome.failures.push({ workspaceId: ws.id, reason: `held: the service lists none of the ${held.modules} modules (${held.records} records) this workspace held — nothing marked gone; ${ACCEPT_LOSS_HINT}` });
+  }
   const failedIds = new Set(outcome.failures.map((f) => f.moduleId));
-  const gone: GoneMark[] = plan.vanished.map((id) => ({ kind: 'module' as const, id, cascade: true }));
+  const gone: GoneMark[] = held ? [] : plan.vanished.map((id) => ({ kind: 'module' as const, id, cascade: true }));
   // Vanished modules are marked through `gone` (with their contents), not a module listing.
   const listings: Listing[] = [];
   if (liveMembers) listings.push({ kind: 'member', workspaceId: ws.id, ids: liveMembers.map((m) => m.userId) });

@@ -137,8 +137,10 @@ describe('daemon alerts and tripwire', () => {
     }
     const trip = await eventually(() => alertsAt(rx.hits, '/json-hook-s3cret', 'tripwire')[0], 30_000, 'tripwire on the overwrite');
     expect(trip).toMatchObject({ moduleId: mod._id, workspaceId: mod.workspace, details: { held: true } });
-    expect(trip.undo).toBe(`wbsync rollback --module ${mod._id} --to-snapshot ${trip.details.snapshot} --column ${column}`);
-    expect(trip.summary).toMatch(new RegExp(`^mass change in module .*: ${n} of ${n} cells of column`));
+    expect(trip.undo).toBe(`wbsync rollback --incident ${trip.details.incident} --pause-automations`);
+    expect(trip.undoArgv).toEqual(['wbsync', 'rollback', '--incident', String(trip.details.incident), '--pause-automations']);
+    expect(trip.details.columns).toEqual([column]);
+    expect(trip.summary).toMatch(new RegExp(`^mass change in module .*: column .*: 0 added · ${n} changed · 0 removed`));
     const held = new Database(db, { readonly: true });
     try {
       expect(held.prepare('SELECT snapshot_id FROM snapshot_holds WHERE released_at IS NULL').pluck().all()).toEqual([trip.details.snapshot]);
@@ -152,7 +154,7 @@ describe('daemon alerts and tripwire', () => {
     // a deleted module
     expect((await api(emu, 'DELETE', `/modules/${mod._id}`)).status).toBe(200);
     const gone = await eventually(() => alertsAt(rx.hits, '/json-hook-s3cret', 'tripwire').find((a) => a.summary.startsWith('module ')), 30_000, 'tripwire on the deletion');
-    expect(gone.undo).toBe(`wbsync restore module ${mod._id} --snapshot ${gone.details.snapshot}`);
+    expect(gone.undo).toBe(`wbsync restore module ${mod._id} --snapshot ${gone.details.snapshot} --pause-automations`);
 
     // the URLs are secrets: never in the log
     expect(d.stderr()).not.toContain('s3cret');

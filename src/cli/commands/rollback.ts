@@ -8,6 +8,7 @@ import type { FieldChange, RollbackKind } from '../../restore/rollback-plan.js';
 import { intFlag, listFlag, stringFlag } from '../flag-values.js';
 import type { Command } from '../command.js';
 import { runJournaledCommand } from '../open.js';
+import { rollbackOfIncident } from '../../restore/rollback-incident.js';
 
 const usageHint = { hint: "see 'wbsync rollback --help'" };
 const show = (v: unknown): string => (v === null || v === undefined ? '(empty)' : JSON.stringify(v).slice(0, 80));
@@ -18,13 +19,14 @@ function changeLine(c: FieldChange): string {
 
 function lines(r: RollbackResult): string[] {
   const out = [
+    ...(r.incident !== undefined ? [`incident ${r.incident}: the damage pinned to ${r.pinnedTo}`] : []),
     `${r.dryRun ? 'would roll back' : 'rolled back'} module ${r.moduleName} (${r.moduleId}) to snapshot ${r.snapshot}${r.snapshotTakenAt ? ` (taken ${r.snapshotTakenAt})` : ''}${r.chosenBy === 'to' ? ', the newest complete one at or before --to' : ''}; the damage read from snapshot ${r.afterSnapshot}${r.resumed ? ' (resumed)' : ''}`,
   ];
   const writes = r.writes.filter((w) => !r.conflicts.includes(w));
   out.push(`${r.dryRun ? 'writes' : 'put back'} (${writes.length}):`, ...writes.map(changeLine));
   if (r.conflicts.length) {
     out.push(`conflicts — edited after the damage, ${r.writes.some((w) => r.conflicts.includes(w)) ? 'overwritten (--force)' : 'kept (give --force to overwrite)'} (${r.conflicts.length}):`);
-    out.push(...r.conflicts.map((c) => `${changeLine(c)} (${c.unseen ? 'not seen by any snapshot' : `the damage left ${show(c.after)}`})`));
+    out.push(...r.conflicts.map((c) => `${changeLine(c)} (${c.later ?? (c.unseen ? 'not seen by any snapshot' : `the damage left ${show(c.after)}`)})`));
     if (r.conflicts.some((c) => c.unseen)) {
       out.push("  (not seen by any snapshot: changed after the latest one. If that is the damage, sync and run again — 'wbsync sync --full' for note edits on the deployed service)");
     }
@@ -48,9 +50,16 @@ export const rollbackCommand: Command = {
   name: 'rollback',
   summary: 'put part of a live module back as it was at a snapshot, in place, keeping later edits',
   usage:
-    'wbsync rollback --module ID (--to-snapshot N | --to TIME) [--column C]... [--record R]... [--collection C]...\n' +
+    'wbsync rollback --incident N [--force] [--pause-automations] [--dry-run]\n' +
+    '       wbsync rollback --module ID (--to-snapshot N | --to TIME) [--column C]... [--record R]... [--collection C]...\n' +
     '       [--kinds K,...] [--changed-by USER|automation] [--changed-between T1 T2] [--force] [--pause-automations] [--dry-run]',
   description:
+    '--incident N is the undo a tripwire offers (its alert, log line, /healthz and the console name it):\n' +
+    'pinned to the damage the pass found — the module, the snapshot before it, the snapshot that recorded\n' +
+    'it, who did it and when (their feed rows). Only cells whose latest write is the damaging one are\n' +
+    'put back; every other write to them — another member\'s fix in the same pass window, a later edit,\n' +
+    'synced or not — is a conflict, listed and kept unless --force. Without --incident, a cell the feed\n' +
+    'shows changed by one actor and then by another since the snapshot is a conflict too.\n' +
     'Three-way, field by field: the snapshot (what to go back to), the state the damage left (the first\n' +
     'snapshot after --changed-between, else the latest) and the service now. A field the damage changed\n' +
     'and nobody touched since is put back; one edited since is a conflict, listed and kept unless\n' +
@@ -69,11 +78,14 @@ export const rollbackCommand: Command = {
     'when conflicts were kept or a write was refused (listed), 6 when refused before writing (the\n' +
     'module is gone, the snapshot does not hold it). Running the same command again resumes.',
   examples: [
+    'wbsync rollback --incident 3 --dry-run',
+    'wbsync rollback --incident 3',
     'wbsync rollback --module 65f0c0ffee0000000000bbbb --to 2026-11-24T09:00:00Z --column Status --dry-run',
     'wbsync rollback --module 65f0c0ffee0000000000bbbb --to-snapshot 41 --changed-by automation --changed-between 2026-11-24T09:00:00Z 2026-11-24T10:00:00Z --pause-automations',
     'wbsync rollback --module 65f0c0ffee0000000000bbbb --to-snapshot 41 --kinds columns,cells --json',
   ],
   flags: [
+    { name: 'incident', type: 'number', valueName: 'N', description: "undo tripwire incident N, pinned to its damage (the tripwire's undo)" },
     { name: 'module', type: 'string', valueName: 'ID', description: 'the live module to roll back' },
     { name: 'to-snapshot', type: 'number', valueName: 'N', description: 'go back to snapshot N' },
     { name: 'to', type: 'string', valueName: 'TIME', description: 'go back to the newest complete snapshot finished at or before TIME' },
@@ -89,25 +101,33 @@ export const rollbackCommand: Command = {
   ],
   async run(ctx) {
     const flags = ctx.args.flags;
-    const moduleId = stringFlag(flags, 'module');
-    if (!moduleId) throw new WbsyncError('usage', 'rollback needs --module ID', usageHint);
+    const incident = intFlag(flags, 'incident', 'rollback');
+    if (incident !== undefined) {
+      for (const f of ['module', 'to-snapshot', 'to', 'column', 'record', 'collection', 'kinds', 'changed-by', 'changed-between']) {
+        if (flags[f] !== undefined && !(Array.isArray(flags[f]) && (flags[f] as unknown[]).length === 0)) throw new WbsyncError('usage', `--incident pins the module, the snapshot and the damage: --${f} cannot be given with it`, usageHint);
+      }
+    }
+    const flagModule = stringFlag(flags, 'module');
+    if (incident === undefined && !flagModule) throw new WbsyncError('usage', 'rollback needs --incident N, or --module ID', usageHint);
     const between = listFlag(flags, 'changed-between');
     const changedBetween: [string, string] | undefined = between.length === 2 ? [between[0]!, between[1]!] : undefined;
     const kinds = stringFlag(flags, 'kinds')?.split(',').map((k) => k.trim()).filter(Boolean) as RollbackKind[] | undefined;
     const { config } = ctx.config();
     return runJournaledCommand(
       ctx,
-      ({ client, store, onProgress }) =>
-        rollback(
+      ({ client, store, onProgress }) => {
+        const pinned = incident === undefined ? undefined : rollbackOfIncident(store.db, incident);
+        return rollback(
           { client, store, logger: ctx.logger() },
           {
-            moduleId,
-            toSnapshot: intFlag(flags, 'to-snapshot', 'rollback'),
+            moduleId: pinned?.moduleId ?? flagModule!,
+            toSnapshot: pinned?.toSnapshot ?? intFlag(flags, 'to-snapshot', 'rollback'),
             toTime: stringFlag(flags, 'to'),
-            columns: listFlag(flags, 'column'),
+            columns: pinned?.columns ?? listFlag(flags, 'column'),
             records: listFlag(flags, 'record'),
             collections: listFlag(flags, 'collection'),
-            kinds,
+            kinds: pinned ? pinned.kinds : kinds,
+            ...(pinned ? { pin: pinned.pin } : {}),
             changedBy: stringFlag(flags, 'changed-by'),
             changedBetween,
             force: flags['force'] === true,
@@ -117,7 +137,8 @@ export const rollbackCommand: Command = {
             signal: ctx.signal,
             onProgress,
           },
-        ),
+        );
+      },
       lines,
       {
         command: 'rollback',

@@ -2,6 +2,9 @@
 
 import { EXIT_CODES } from '../../domain/errors.js';
 import { runPass, type PassResult } from '../../sync/pass.js';
+import { announceTripwire } from '../../tripwire/announce.js';
+import type { TripwireOutcome } from '../../tripwire/check-pass.js';
+import { Notifier } from '../../alerts/notifier.js';
 import { listFlag } from '../flag-values.js';
 import type { Command } from '../command.js';
 import { lockForWrite, openClient, openDb } from '../open.js';
@@ -34,17 +37,32 @@ export function formatPass(r: PassResult): string {
   return lines.join('\n');
 }
 
+/** What the tripwire found in this pass (the same step the daemon runs after each pass). */
+export function formatTripwire(t: TripwireOutcome): string[] {
+  const lines: string[] = [];
+  for (const r of t.recovered) lines.push(`tripwire: incident ${r.incident.id} recovered (${r.how})`);
+  for (const x of t.tripped) {
+    lines.push(`tripwire: incident ${x.incident.id}: ${x.incident.summary}`, ...x.incident.what.map((w) => `  - ${w}`), `  snapshot ${x.incident.snapshotBefore} is held from pruning`);
+    if (x.undo) lines.push(`  undo: ${x.undo}`);
+  }
+  return lines;
+}
+
 export const syncCommand: Command = {
   name: 'sync',
   summary: 'one pass: incremental when a cursor exists, else full',
-  usage: 'wbsync sync [--full] [--workspace ID]...',
+  usage: 'wbsync sync [--full] [--workspace ID]... [--accept-loss]',
   description:
     'Mirrors every workspace the key can see into the snapshot database. Without --full, workspaces\n' +
-    'with a stored activity cursor are synced incrementally (what changed since the last pass).',
+    'with a stored activity cursor are synced incrementally (what changed since the last pass).\n' +
+    'Every pass runs the tripwire: a mass change is recorded as an incident (the snapshot before is\n' +
+    'held, the undo printed and alerted). A workspace whose everything vanished at once (the key\n' +
+    'lost access, most likely) is held — nothing marked gone, exit 5 — until --accept-loss.',
   examples: ['wbsync sync --full', 'wbsync sync --workspace 65f0c0ffee0000000000aaaa --json'],
   flags: [
     { name: 'full', type: 'boolean', description: 'read everything, not only what changed' },
     { name: 'workspace', type: 'list', valueName: 'ID', description: 'only this workspace (repeatable)' },
+    { name: 'accept-loss', type: 'boolean', description: 'record a workspace whose every module vanished at once as gone (else the pass holds it)' },
   ],
   async run(ctx) {
     const { config } = ctx.config();
@@ -69,15 +87,20 @@ export const syncCommand: Command = {
           feedSlices: config.http.concurrency,
           maxStalenessMs: config.freshness.maxStalenessMinutes * 60_000,
           onProgress: (p) => progress.update(p),
+          acceptLoss: ctx.args.flags['accept-loss'] === true,
         },
       );
       progress.done();
+      // every pass runs the tripwire, this one too: incidents, holds and alerts as the daemon's
+      const notifier = new Notifier({ webhooks: config.alerts.webhooks, healthchecksUrl: config.alerts.healthchecksUrl, database: store.path, timeoutMs: config.alerts.timeoutMs, logger: ctx.logger() });
+      const tripwire = announceTripwire({ store, config: config.tripwire, logger: ctx.logger(), notifier, now: new Date() }, result);
+      await notifier.drain(config.alerts.timeoutMs * 4);
       ctx.logger().info(
         { snapshot: result.snapshot, kind: result.kind, requests: result.requests, retries: result.retries, durationMs: result.durationMs, failures: result.failures.length },
         'pass finished',
       );
-      if (ctx.json) ctx.emit(result);
-      else ctx.say(formatPass(result));
+      if (ctx.json) ctx.emit({ ...result, tripwire: { incidents: tripwire.tripped.map((t) => ({ id: t.incident.id, kind: t.incident.kind, summary: t.incident.summary, undo: t.undo, undoArgv: t.undoArgv })), recovered: tripwire.recovered.map((r) => r.incident.id) } });
+      else ctx.say([formatPass(result), ...formatTripwire(tripwire)].join('\n'));
       return result.failures.length ? EXIT_CODES.partial : EXIT_CODES.ok;
     } finally {
       progress.done();

@@ -3,6 +3,7 @@
 // collects (writes, conflicts, steps per phase, what is not restored, live ids the journal maps onto
 // themselves, ids the run gives a new object). One planner per entity kind fills it, in order.
 
+import { pinnedVerdict } from '../rollback-damage.js';
 import type { Automation, BoardRecord, Cell } from '../../domain/entities.js';
 import { canon } from '../diff.js';
 import type { NotRestored, Phase, Step } from '../plan-steps.js';
@@ -152,7 +153,7 @@ export class PlanContext {
 
   /** Decides one field; true when it is to be written back. */
   decide(change: FieldChange): boolean {
-    const v = threeWay(change.base, change.after, change.live);
+    const v = pinnedVerdict(threeWay(change.base, change.after, change.live), change.later);
     if (v === 'same') return false;
     if (v === 'conflict') {
       if (sameValue(change.after, change.base)) change.unseen = true;

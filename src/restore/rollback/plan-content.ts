@@ -32,6 +32,8 @@ export function planCells(ctx: PlanContext): void {
     const rec = ctx.liveRecords.get(recordId);
     const label = `${rec ? ctx.recordLabel(rec) : recordId} · ${columnOf.get(columnId)?.name ?? columnId}`;
     const change: FieldChange = { entity: 'cell', id: b?.id ?? l!.id, label, field: 'value', live: inRecreated ? null : (l?.value ?? null), base: b?.value ?? null, after: afterCells.get(key)?.value ?? null };
+    const later = ctx.sel.laterEdits?.get(key);
+    if (later !== undefined) change.later = later;
     if (!(inRecreated ? b?.value != null && (ctx.writes.push(change), true) : ctx.decide(change))) {
       repointRelationCell(ctx, l, label);
       continue;

@@ -2,6 +2,8 @@
 // database's size — and two pictures: what each pass changed and what it cost in requests.
 
 import { activeHolds } from '../../retention/holds.js';
+import { commandLine } from '../../domain/shell-command.js';
+import { listIncidents, type Incident } from '../../store/incidents.js';
 import type { SnapshotInfo } from '../../store/port.js';
 import { barChart, lineChart, type PassPoint } from '../charts.js';
 import { ago, bytes, statusPill, when, type ConsoleEnv, type Reply } from '../env.js';
@@ -20,6 +22,24 @@ const durationOf = (s: SnapshotInfo): number | null => (typeof s.summary.duratio
 
 function stat(label: string, value: Html | string, note?: Html | string): Html {
   return html`<div class="card stat"><div class="label">${label}</div><div class="value">${value}</div>${note === undefined ? '' : html`<div class="note">${note}</div>`}</div>`;
+}
+
+/** Open tripwires (each with its undo and a link to what changed) and the last few recovered. */
+function tripwireCard(env: ConsoleEnv, open: Incident[], recovered: Incident[]): Html {
+  const changed = (i: Incident): string => `${env.base}/changes?from=${i.snapshotBefore}&to=${i.snapshotDamage}${i.moduleId ? `&module=${encodeURIComponent(i.moduleId)}` : ''}`;
+  const row = (i: Incident): Html =>
+    html`<tr><td>${statusPill(i.status === 'open' ? 'tripwire' : 'recovered')} #${i.id}</td><td class="text">${i.summary}${i.what.length > 1 ? html`<div class="muted">${i.what.slice(1).join(' · ')}</div>` : ''}</td><td>${when(i.openedAt)}</td><td>${
+      i.status === 'open'
+        ? i.undo
+          ? html`<span class="mono">${commandLine(i.undo)}</span>`
+          : html`<span class="muted">nothing to undo: held</span>`
+        : html`recovered ${when(i.recoveredAt ?? '')}${i.recoveredByRun !== null ? ` by run ${i.recoveredByRun}` : ''}`
+    }</td><td><a href="${changed(i)}">what changed (#${i.snapshotBefore} → #${i.snapshotDamage})</a></td></tr>`;
+  return html`<div class="card"><h2>Tripwires</h2>${
+    open.length || recovered.length
+      ? html`<table><tr><th>incident</th><th>what</th><th>since</th><th>undo</th><th></th></tr>${[...open, ...recovered].map(row)}</table>`
+      : html`<p class="muted">No tripwire has fired.</p>`
+  }</div>`;
 }
 
 function freshness(env: ConsoleEnv, now: Date): { worst: { label: string; at: string } | null; stale: boolean } {
@@ -62,6 +82,8 @@ export function overviewPage(env: ConsoleEnv): Reply {
   const next = nextPass ? html`${ago(nextPass.at, now)}` : '—';
   const holds = activeHolds(env.store.db, now);
   const alerts = env.reads.alertEpisodes();
+  const openTrips = listIncidents(env.store.db, 'open', 20);
+  const recoveredTrips = listIncidents(env.store.db, 'recovered', 5);
 
   const recent = snaps.slice(-CHART_PASSES);
   const changes: PassPoint[] = recent.map((s) => ({ snapshot: s.id, value: changesOf(s), failed: s.status === 'failed', title: `#${s.id} ${s.kind} ${s.status}: ${changesOf(s)} changes` }));
@@ -81,13 +103,14 @@ export function overviewPage(env: ConsoleEnv): Reply {
     <div class="card chart"><h2>Requests per pass</h2>${lineChart(requests, 'requests', 'requests per pass')}
       <div class="legend"><span><i class="l"></i>requests to the service</span></div></div>
   </div>
+  ${tripwireCard(env, openTrips, recoveredTrips)}
   <div class="two">
     <div class="card"><h2>Alerts</h2>${
       alerts.length
         ? html`<table><tr><th>episode</th><th>since</th><th class="num">count</th><th>last</th></tr>${alerts.map(
             (a) => html`<tr><td>${statusPill(a.announced ? 'announced' : 'counting')} ${a.key}</td><td>${when(a.since)}</td><td class="num">${a.count}</td><td class="text">${a.last}</td></tr>`,
           )}</table>`
-        : html`<p class="muted">No open alert episode.</p>`
+        : html`<p class="muted">No open alert episode${openTrips.length ? html` of failing passes — but ${openTrips.length} open tripwire${openTrips.length > 1 ? 's' : ''}: see Tripwires above` : ''}.</p>`
     }</div>
     <div class="card"><h2>Held snapshots</h2>${
       holds.length

@@ -8,6 +8,17 @@ import { NotFound, choiceParam, intParam, optionalId } from '../params.js';
 import { previewRecover, type RecoverPreview } from '../recover-plan.js';
 import { cellText } from './cells.js';
 import { allRestorePairs, restoreLinksHtml, restoreLinksOf } from './restore-links.js';
+import { commandLine } from '../../domain/shell-command.js';
+import { listIncidents } from '../../store/incidents.js';
+
+/** An open tripwire on this module: its pinned undo comes first (it keeps every other write). */
+function incidentNote(env: ConsoleEnv, moduleId: string): Html | string {
+  const open = listIncidents(env.store.db, 'open', 20).filter((i) => i.moduleId === moduleId && i.undo);
+  if (!open.length) return '';
+  return html`<div class="card"><h2>Open tripwire${open.length > 1 ? 's' : ''}</h2>${open.map(
+    (i) => html`<p class="text">Incident #${i.id}: ${i.summary}. Its undo is pinned to the damage (it puts back only what the damage wrote, keeps every other edit as a conflict): <span class="mono">${commandLine(i.undo!)}</span></p>`,
+  )}</div>`;
+}
 
 const MAX_WRITES = 200;
 
@@ -82,7 +93,7 @@ export function recoverPage(env: ConsoleEnv, q: URLSearchParams): Reply {
       <label>Column (rollback only)<select name="column"><option value="">all columns</option>${columns.map((c) => html`<option value="${c.id}"${c.id === columnId ? html` selected` : ''}>${clip(c.name, 40)} (${c.scope})</option>`)}</select></label>
       <button type="submit">Show the plan</button></form>`;
     const p = previewRecover(env.store, { moduleId: mod.id, snapshot, scope, columnId: scope === 'rollback' ? columnId : undefined, attribution: env.config.restore.attribution });
-    detail = html`<div class="card">${restoreLinksHtml(env, mod.id, () => names, pairs)}${form}</div>${preview(env, p)}`;
+    detail = html`${incidentNote(env, mod.id)}<div class="card">${restoreLinksHtml(env, mod.id, () => names, pairs)}${form}</div>${preview(env, p)}`;
   }
   const body = html`<h1>Recover</h1><p class="sub">Pick a module — deleted ones are listed first — a snapshot and a scope. The console shows the plan and the command; you run it.</p>
     <div class="card">${known.length ? picker : html`<p class="muted">No module has been backed up yet.</p>`}</div>${detail}`;
