@@ -20,6 +20,14 @@ export function revertState(w: World, row: ActivityDoc): { canRevert: boolean; b
   return { canRevert: true, blocker: null };
 }
 
+/** The deployed service's reasons for a revert it refuses, by the emulator's blocker code. */
+const OBSERVED_REASONS: Readonly<Record<string, string>> = {
+  already_reverted: 'This change has already been reverted',
+  record_deleted: 'That record no longer exists',
+  column_deleted: 'That cell no longer exists',
+  collection_deleted: 'The original collection no longer exists',
+};
+
 /** Actions the deployed service can undo (its activityRevert service). */
 const OBSERVED_REVERTIBLE: ReadonlySet<string> = new Set(['cell_updated', 'record_updated', 'record_moved', 'record_deleted', 'collection_updated', 'column_updated']);
 
@@ -102,6 +110,12 @@ export const activityRoutes: RouteDef[] = [
       const row = w.state.activity.get(params.activityId!);
       if (!row || row.workspace !== ws._id) throw w.rules.notFound('activity');
       const { canRevert, blocker } = revertState(w, row);
+      if (w.rules.observed) {
+        // the deployed service: a refused revert is a 409 whose message is the reason, in its words
+        const shown = shownRevertState(w, row);
+        if (!shown.canRevert) throw fail(409, shown.blocker ?? 'This kind of change cannot be reverted');
+        if (!canRevert || !row.revert) throw fail(409, OBSERVED_REASONS[blocker ?? ''] ?? 'This kind of change cannot be reverted');
+      }
       if (!canRevert || !row.revert) throw fail(400, `This change cannot be reverted${blocker ? ` (${blocker})` : ''}`);
       const plan = row.revert;
       const rec = w.state.liveRecord(plan.record)!;
