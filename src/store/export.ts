@@ -11,7 +11,7 @@ import { WbsyncError } from '../domain/errors.js';
 import { SPECS } from './entity-specs.js';
 import { FILE_MODE, ensureDir } from './file-modes.js';
 import { makeExportTemp } from './export-temp.js';
-import { rebuildSearch } from './fts.js';
+import { rebuildSearch } from './write/fts.js';
 import { MIGRATIONS } from './migrations/index.js';
 import { toStorageError } from './storage-error.js';
 

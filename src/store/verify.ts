@@ -4,9 +4,9 @@
 import type Database from 'better-sqlite3';
 import { SPECS, quoteCol } from './entity-specs.js';
 import { listErasures } from './erasure-ledger.js';
-import { SEARCH_TABLE } from './fts.js';
+import { SEARCH_TABLE } from './write/fts.js';
 import type { VerifyProblem, VerifyReport } from './port.js';
-import { ownerAlive } from './snapshots.js';
+import { ownerAlive } from './write/snapshots.js';
 import { commandLine } from '../domain/shell-command.js';
 
 type Check = (db: Database.Database, problems: VerifyProblem[], warnings: VerifyProblem[]) => void;

@@ -3,7 +3,7 @@
 // longer listed will not have its records listed either); explicit marks cascade only when asked.
 // Upserts run before listings, so a child that moved (a record now in another collection) has
 // already left the parent's scope and is not swept along.
-import type { GoneMark, Listing } from './port.js';
+import type { GoneMark, Listing } from '../port.js';
 import type { Tally, VersionedWriter } from './versioned-writer.js';
 
 const NOT_IN = `NOT IN (SELECT value FROM json_each(?))`;

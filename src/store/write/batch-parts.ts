@@ -2,7 +2,7 @@
 // for postMessage blocks the event loop for as long as the message is big (about 15–25 ms for a
 // module of 5,000 cells), and every response in flight waits behind it; parts of a few hundred
 // entities, sent with the loop yielded between them, keep each block to a millisecond or two.
-import type { Listing, Upserts, WriteBatch } from './port.js';
+import type { Listing, Upserts, WriteBatch } from '../port.js';
 
 export interface BatchPart {
   upserts?: Upserts;

@@ -4,9 +4,9 @@
 import type Database from 'better-sqlite3';
 import { applyBatch } from './apply-batch.js';
 import type { Cursors } from './cursors.js';
-import type { ApplyResult, WriteBatch } from './port.js';
+import type { ApplyResult, WriteBatch } from '../port.js';
 import type { Snapshots } from './snapshots.js';
-import { withStorageErrors } from './storage-error.js';
+import { withStorageErrors } from '../storage-error.js';
 import { VersionedWriter } from './versioned-writer.js';
 
 export interface BatchWriter {

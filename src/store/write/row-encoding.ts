@@ -4,9 +4,9 @@
 // was made with, so databases written before keep matching. The raw column stores the canonical
 // text too (keys sorted: the same object, in a stable order), so the raw object, usually most of
 // the row, is serialised once for both instead of twice (it dominated a large pass's CPU).
-import type { EntityKind } from '../domain/entities.js';
-import { canonicalJson, isCanonical, sha256Hex, sortedKeys } from '../domain/canonical-json.js';
-import { toRow, type EntitySpec, type SqlValue } from './entity-specs.js';
+import type { EntityKind } from '../../domain/entities.js';
+import { canonicalJson, isCanonical, sha256Hex, sortedKeys } from '../../domain/canonical-json.js';
+import { toRow, type EntitySpec, type SqlValue } from '../entity-specs.js';
 
 /**
  * Fields the service computes when it answers rather than stores: an activity row's `canRevert` and

@@ -1,9 +1,9 @@
 import path from 'node:path';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
-import type { BoardRecord } from '../domain/entities.js';
-import { makeModule, makeRecord, makeTempDir, makeWorkspace } from './fixtures.js';
-import { openStore } from './open.js';
-import type { Store } from './port.js';
+import type { BoardRecord } from '../../domain/entities.js';
+import { makeModule, makeRecord, makeTempDir, makeWorkspace } from '../fixtures.js';
+import { openStore } from '../open.js';
+import type { Store } from '../port.js';
 
 const records = (n: number, name: (i: number) => string): BoardRecord[] =>
   Array.from({ length: n }, (_, i) => makeRecord(`r${i}`, 'm1', null, { name: name(i) }));
@@ -122,7 +122,7 @@ describe('the writer thread (file databases)', () => {
     const { writeFileSync } = await import('node:fs');
     const file = path.join(tmp.dir, 'exit.mjs');
     writeFileSync(file, `
-      const { openStore } = await import(${JSON.stringify(new URL('../../dist/store/index.js', import.meta.url).href)});
+      const { openStore } = await import(${JSON.stringify(new URL('../../../dist/store/index.js', import.meta.url).href)});
       const s = openStore(${JSON.stringify(path.join(tmp.dir, 'exit.db'))});
       const snap = s.beginSnapshot('full');
       await s.apply(snap, { upserts: { workspaces: [{ id: 'w1', name: 'W', slug: 'w', description: null, icon: null, banner: null, createdAt: 't', updatedAt: 't', raw: {} }] } });

@@ -4,14 +4,14 @@
 // (writer-thread.ts) has no requests to starve and writes straight through. Callers serialise.
 import { performance } from 'node:perf_hooks';
 import type Database from 'better-sqlite3';
-import { WbsyncError } from '../domain/errors.js';
+import { WbsyncError } from '../../domain/errors.js';
 import type { Cursors } from './cursors.js';
-import { UPSERT_ORDER } from './entity-specs.js';
-import { erasureGate, type GateSession } from './erasure-gate.js';
+import { UPSERT_ORDER } from '../entity-specs.js';
+import { erasureGate, type GateSession } from '../erasure-gate.js';
 import { GoneMarker } from './gone-marks.js';
-import type { ApplyResult, WriteBatch } from './port.js';
+import type { ApplyResult, WriteBatch } from '../port.js';
 import type { Snapshots } from './snapshots.js';
-import { toStorageError } from './storage-error.js';
+import { toStorageError } from '../storage-error.js';
 import { emptyTally, type VersionedWriter } from './versioned-writer.js';
 
 /** Budget of one synchronous slice; checked after every step, so slices end a little past it. */

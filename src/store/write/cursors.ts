@@ -1,7 +1,7 @@
 // Per-workspace sync bookkeeping: activity cursors and when each part was last read in full.
 // Written only inside apply(), with the data they cover.
 import type Database from 'better-sqlite3';
-import type { Cursor, PartRef, VerifiedPart } from './port.js';
+import type { Cursor, PartRef, VerifiedPart } from '../port.js';
 
 interface CursorRow {
   workspace_id: string;

@@ -5,11 +5,11 @@
 import fs from 'node:fs';
 import { fileURLToPath } from 'node:url';
 import { MessageChannel, Worker, receiveMessageOnPort, type MessagePort } from 'node:worker_threads';
-import { WbsyncError, type ErrorCode } from '../domain/errors.js';
+import { WbsyncError, type ErrorCode } from '../../domain/errors.js';
 import { yieldEventLoop } from './apply-batch.js';
 import { splitBatch, type BatchPart } from './batch-parts.js';
 import type { BatchWriter } from './batch-writer.js';
-import type { ApplyResult, WriteBatch } from './port.js';
+import type { ApplyResult, WriteBatch } from '../port.js';
 
 export interface WriterInit {
   path: string;
@@ -46,7 +46,7 @@ function workerScript(): URL {
   const here = new URL('./writer-thread.worker.js', import.meta.url);
   if (fs.existsSync(fileURLToPath(here))) return here;
   // Running from the TypeScript sources (vitest): the compiled worker (`npm test` builds first).
-  const built = new URL('../../dist/store/writer-thread.worker.js', import.meta.url);
+  const built = new URL('../../../dist/store/write/writer-thread.worker.js', import.meta.url);
   if (fs.existsSync(fileURLToPath(built))) return built;
   throw new WbsyncError('internal', 'the database writer thread (writer-thread.worker.js) is missing', { hint: 'run `npm run build`' });
 }

@@ -1,7 +1,7 @@
 import { describe, expect, it } from 'vitest';
 import { addPart, splitBatch } from './batch-parts.js';
-import { makeAmendment, makeCell, makeModule, makeRecord } from './fixtures.js';
-import type { WriteBatch } from './port.js';
+import { makeAmendment, makeCell, makeModule, makeRecord } from '../fixtures.js';
+import type { WriteBatch } from '../port.js';
 
 describe('batch parts', () => {
   const batch: WriteBatch = {

@@ -3,9 +3,9 @@ import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import {
   makeActivity, makeAmendment, makeAutomation, makeCell, makeCollection, makeColumn, makeMember, makeModule,
   makeModuleAccess, makeRecord, makeTempDir, makeWorkspace,
-} from './fixtures.js';
-import { openStore } from './open.js';
-import type { Store } from './port.js';
+} from '../fixtures.js';
+import { openStore } from '../open.js';
+import type { Store } from '../port.js';
 
 describe('versioned writes', () => {
   let tmp: ReturnType<typeof makeTempDir>;

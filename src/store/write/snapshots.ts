@@ -1,8 +1,8 @@
 // Snapshot rows: one per sync pass, with its status, counts and summary.
 import os from 'node:os';
 import type Database from 'better-sqlite3';
-import { WbsyncError } from '../domain/errors.js';
-import type { SnapshotInfo, SnapshotKind, SnapshotStatus } from './port.js';
+import { WbsyncError } from '../../domain/errors.js';
+import type { SnapshotInfo, SnapshotKind, SnapshotStatus } from '../port.js';
 
 interface SnapshotRow {
   id: number;

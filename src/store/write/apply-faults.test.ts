@@ -1,9 +1,9 @@
 import path from 'node:path';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
-import type { BoardRecord, Cell } from '../domain/entities.js';
-import { makeCell, makeModule, makeRecord, makeTempDir, makeWorkspace } from './fixtures.js';
-import { openStore } from './open.js';
-import type { Store } from './port.js';
+import type { BoardRecord, Cell } from '../../domain/entities.js';
+import { makeCell, makeModule, makeRecord, makeTempDir, makeWorkspace } from '../fixtures.js';
+import { openStore } from '../open.js';
+import type { Store } from '../port.js';
 
 describe('apply: atomic batches, failures and event-loop fairness', () => {
   let tmp: ReturnType<typeof makeTempDir>;

@@ -4,7 +4,7 @@
 // a rowid lookup. A cell's module is not stored (the cell row does not carry it): readers take it
 // from the record.
 import type Database from 'better-sqlite3';
-import type { EntityKind } from '../domain/entities.js';
+import type { EntityKind } from '../../domain/entities.js';
 
 export const SEARCH_TABLE = 'search';
 

@@ -6,11 +6,11 @@ import Database from 'better-sqlite3';
 import { applyBatch, type ApplyContext } from './apply-batch.js';
 import { addPart } from './batch-parts.js';
 import { Cursors } from './cursors.js';
-import { BUSY_TIMEOUT_MS, applyPragmas } from './pragmas.js';
+import { BUSY_TIMEOUT_MS, applyPragmas } from '../pragmas.js';
 import { Snapshots } from './snapshots.js';
-import { toStorageError } from './storage-error.js';
+import { toStorageError } from '../storage-error.js';
 import { VersionedWriter } from './versioned-writer.js';
-import type { WriteBatch } from './port.js';
+import type { WriteBatch } from '../port.js';
 import { toErrorFields, type WriterInit, type WriterReply, type WriterRequest } from './writer-thread.js';
 
 const init = workerData as WriterInit;

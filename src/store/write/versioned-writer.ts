@@ -3,8 +3,8 @@
 // A version both opened and closed within snapshot S never existed as of any snapshot, so it is
 // rewritten in place (changed again) or deleted (gone) instead of leaving a zero-length interval.
 import type Database from 'better-sqlite3';
-import type { EntityKind } from '../domain/entities.js';
-import { SPECS, colList, quoteCol, type EntitySpec } from './entity-specs.js';
+import type { EntityKind } from '../../domain/entities.js';
+import { SPECS, colList, quoteCol, type EntitySpec } from '../entity-specs.js';
 import { SearchIndex, isSearchable } from './fts.js';
 import { encodeRow } from './row-encoding.js';
 
