@@ -4,7 +4,7 @@
 
 import type { Store } from '../store/port.js';
 import { commandLine } from '../domain/shell-command.js';
-import { listIncidents } from '../store/incidents.js';
+import { listIncidents } from '../store/read/index.js';
 import { activeHolds } from '../retention/holds.js';
 
 /** A tripwire incident still open (no restore or rollback of its module since). */

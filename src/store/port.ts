@@ -2,7 +2,7 @@
 // per-workspace activity cursors, and reads of the state as of any snapshot.
 // All SQL lives behind this interface (src/store/*).
 
-import type { ModuleChanges } from './change-counts.js';
+import type { ModuleChanges } from './read/change-counts.js';
 import type { ExportedFile, FileFormat } from './export-files.js';
 import type {
   Activity,

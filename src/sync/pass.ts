@@ -8,7 +8,7 @@ import { WbsyncError, isWbsyncError } from '../domain/errors.js';
 import type { ServiceClient } from '../api/port.js';
 import type { Logger } from '../config/logger.js';
 import { erasedSet } from '../store/erasure-ledger.js';
-import { restoredSources } from '../store/own-writes.js';
+import { restoredSources } from '../store/read/index.js';
 import type { SnapshotKind, Store, WriteBatch } from '../store/port.js';
 import type { FreshnessClock } from './pass-env.js';
 import { syncWorkspace, type PartFailure, type WorkspaceOutcome } from './workspace-sync.js';

@@ -7,7 +7,7 @@
 import type Database from 'better-sqlite3';
 import { commandLine } from '../domain/shell-command.js';
 import { holdSnapshot } from '../retention/holds.js';
-import { getIncident, markRecovered, openIncidentFor, recordIncident, recoveriesDue, type Incident } from '../store/incidents.js';
+import { getIncident, markRecovered, openIncidentFor, recordIncident, recoveriesDue, type Incident } from '../store/read/index.js';
 import type { Store } from '../store/port.js';
 import type { HeldLoss, PassResult } from '../sync/pass.js';
 import { evaluateTripwire, undoArgv, type Finding, type TripwireThresholds } from './evaluate.js';

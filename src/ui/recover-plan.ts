@@ -14,7 +14,7 @@ import { summarisePlan, type PlanSummary } from '../restore/plan-steps.js';
 import { planRollback, ROLLBACK_KINDS, type FieldChange } from '../restore/rollback-plan.js';
 import type { NotRestored } from '../restore/plan-steps.js';
 import { treeFromState } from '../restore/tree.js';
-import { readModuleContent, readModuleWindow, withContent } from '../store/module-window.js';
+import { readModuleContent, readModuleWindow, withContent } from '../store/read/index.js';
 import type { Store } from '../store/port.js';
 
 export type RecoverScope = 'module' | 'rollback';

@@ -6,7 +6,7 @@
 // Reads only versions opened or closed between the two (the valid_from and valid_to indexes).
 
 import type Database from 'better-sqlite3';
-import { cellChange } from '../domain/cell-change.js';
+import { cellChange } from '../../domain/cell-change.js';
 import { ownWrites } from './own-writes.js';
 
 export interface Actor {

@@ -4,9 +4,9 @@ import type Database from 'better-sqlite3';
 import type {
   Activity, Amendment, Automation, BoardRecord, Cell, Collection, Column, ColumnScope, EntityKind,
   Member, Module, ModuleAccess, Workspace,
-} from '../domain/entities.js';
-import { SPECS, colList, fromRow } from './entity-specs.js';
-import type { StateReader } from './port.js';
+} from '../../domain/entities.js';
+import { SPECS, colList, fromRow } from '../entity-specs.js';
+import type { StateReader } from '../port.js';
 
 export class SqliteStateReader implements StateReader {
   private readonly cache = new Map<string, Database.Statement>();

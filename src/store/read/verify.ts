@@ -2,12 +2,12 @@
 // Snapshots left 'running': a problem when no live process on this host owns them (interrupted:
 // the next sync marks them failed); only a warning while their owner is alive (a pass in progress).
 import type Database from 'better-sqlite3';
-import { SPECS, quoteCol } from './entity-specs.js';
-import { listErasures } from './erasure-ledger.js';
-import { SEARCH_TABLE } from './write/fts.js';
-import type { VerifyProblem, VerifyReport } from './port.js';
-import { ownerAlive } from './write/snapshots.js';
-import { commandLine } from '../domain/shell-command.js';
+import { SPECS, quoteCol } from '../entity-specs.js';
+import { listErasures } from '../erasure-ledger.js';
+import { SEARCH_TABLE } from '../write/fts.js';
+import type { VerifyProblem, VerifyReport } from '../port.js';
+import { ownerAlive } from '../write/snapshots.js';
+import { commandLine } from '../../domain/shell-command.js';
 
 type Check = (db: Database.Database, problems: VerifyProblem[], warnings: VerifyProblem[]) => void;
 

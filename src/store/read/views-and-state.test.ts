@@ -1,12 +1,12 @@
 import path from 'node:path';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
-import type { BoardRecord } from '../domain/entities.js';
+import type { BoardRecord } from '../../domain/entities.js';
 import {
   makeActivity, makeAmendment, makeAutomation, makeCell, makeCollection, makeColumn, makeMember, makeModule,
   makeModuleAccess, makeRecord, makeTempDir, makeWorkspace,
-} from './fixtures.js';
-import { openStore } from './open.js';
-import type { Store } from './port.js';
+} from '../fixtures.js';
+import { openStore } from '../open.js';
+import type { Store } from '../port.js';
 
 const CONTRACT: Record<string, string[]> = {
   snapshots: ['id', 'kind', 'status', 'started_at', 'finished_at'],
