@@ -8,7 +8,7 @@
 import type Database from 'better-sqlite3';
 import type { EntityKind } from '../domain/entities.js';
 import { SPECS, colList, fromRow, quoteCol, type EntitySpec } from '../store/entity-specs.js';
-import { ERASED_MARKER, judge, learnFrom, type ErasedSet, type PersonText } from '../store/erasure-filter.js';
+import { ERASED_MARKER, judge, learnFrom, type ErasedSet, type PersonText } from '../store/erasure/index.js';
 import { SearchIndex, isSearchable } from '../store/write/index.js';
 import { encodeRow } from '../store/write/index.js';
 import { needles } from './selection.js';

@@ -7,7 +7,7 @@ import { WbsyncError, isWbsyncError } from '../domain/errors.js';
 import { applyPlan } from './apply.js';
 import { journaledRun, type RunOutcome } from './journaled-run.js';
 import { RunJournal, latestRun } from './journal.js';
-import { erasedIn } from '../store/erasure-ledger.js';
+import { erasedIn } from '../store/erasure/index.js';
 import type { NotRestored } from './plan-steps.js';
 import { planWorkspace } from './plan-workspace.js';
 import { pauseRecipes } from './pause.js';

@@ -7,7 +7,7 @@ import type { Workspace } from '../domain/entities.js';
 import { WbsyncError, isWbsyncError } from '../domain/errors.js';
 import type { ServiceClient } from '../api/port.js';
 import type { Logger } from '../config/logger.js';
-import { erasedSet } from '../store/erasure-ledger.js';
+import { erasedSet } from '../store/erasure/index.js';
 import { restoredSources } from '../store/read/index.js';
 import type { SnapshotKind, Store, WriteBatch } from '../store/port.js';
 import type { FreshnessClock } from './pass-env.js';

@@ -11,7 +11,7 @@ import type { Dialect } from '../../src/emulator/types.js';
 import { erase } from '../../src/erase/erase.js';
 import { restoreModule } from '../../src/restore/restore-module.js';
 import { restoreRecords } from '../../src/restore/restore-records.js';
-import { liftErasure } from '../../src/store/erasure-ledger.js';
+import { liftErasure } from '../../src/store/erasure/index.js';
 import { api, makeHarness, silentLogger, type Harness } from '../helpers/harness.js';
 import { runPass } from '../../src/sync/pass.js';
 import { VIEWS } from '../helpers/random-writes.js';

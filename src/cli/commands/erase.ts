@@ -6,7 +6,7 @@ import { checkTargets, erase, type EraseResult } from '../../erase/erase.js';
 import { copiesHoldingErased, replaceCopies, type CopyRef, type ReplaceResult } from '../../erase/offsite-copies.js';
 import type { Target } from '../../erase/selection.js';
 import { objectStoreOf } from '../../offsite/object-store.js';
-import { liftErasure, listErasures } from '../../store/erasure-ledger.js';
+import { liftErasure, listErasures } from '../../store/erasure/index.js';
 import { listFlag, stringFlag } from '../flag-values.js';
 import type { Command, CommandContext } from '../command.js';
 import { lockForWrite, openDb } from '../open.js';

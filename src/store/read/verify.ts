@@ -3,7 +3,7 @@
 // the next sync marks them failed); only a warning while their owner is alive (a pass in progress).
 import type Database from 'better-sqlite3';
 import { SPECS, quoteCol } from '../entity-specs.js';
-import { listErasures } from '../erasure-ledger.js';
+import { listErasures } from '../erasure/erasure-ledger.js';
 import { SEARCH_TABLE } from '../write/fts.js';
 import type { VerifyProblem, VerifyReport } from '../port.js';
 import { ownerAlive } from '../write/snapshots.js';

@@ -3,7 +3,7 @@
 // amendment text taken out) or untouched. Pure. The history rewrite (src/erase/) runs every stored
 // version through it; the store's writer runs every incoming entity through it, so a sync never
 // stores again what was erased, and a rewritten version hashes like the same entity met live.
-import type { EntityKind } from '../domain/entities.js';
+import type { EntityKind } from '../../domain/entities.js';
 
 /** What replaces an erased person's amendment text (threads stay, replies stay readable). */
 export const ERASED_MARKER = '[erased]';

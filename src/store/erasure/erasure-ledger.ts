@@ -4,7 +4,7 @@
 // (wbsync erase --lift) stays as the record of what was done but no longer filters anything.
 import type Database from 'better-sqlite3';
 import type { ErasedSet } from './erasure-filter.js';
-import { commandLine } from '../domain/shell-command.js';
+import { commandLine } from '../../domain/shell-command.js';
 
 export type ErasureKind = 'user' | 'record' | 'module';
 

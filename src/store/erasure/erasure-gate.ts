@@ -4,11 +4,11 @@
 // gate per connection; it reloads the ledger when it changes and remembers, in memory only, the
 // erased persons' names and emails met in batches (to find them quoted in other rows).
 import type Database from 'better-sqlite3';
-import type { EntityKind } from '../domain/entities.js';
-import { UPSERT_ORDER } from './entity-specs.js';
+import type { EntityKind } from '../../domain/entities.js';
+import { UPSERT_ORDER } from '../entity-specs.js';
 import { isEmptyErasedSet, judge, learnFrom, type ErasedSet, type PersonText } from './erasure-filter.js';
 import { erasedSet, ledgerStamp } from './erasure-ledger.js';
-import type { WriteBatch } from './port.js';
+import type { WriteBatch } from '../port.js';
 
 const ID_OF: Partial<Record<EntityKind, string>> = { member: 'userId', moduleAccess: 'userId', reference: 'recordId' };
 
