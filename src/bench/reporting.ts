@@ -11,7 +11,7 @@ import Database from 'better-sqlite3';
 import { createHttpClient } from '../api/http-client.js';
 import { HISTORY_QUERIES, REPORTING_QUERIES } from '../cli/reporting-queries.js';
 import { createLogger } from '../config/logger.js';
-import type { FileFormat } from '../store/export-files.js';
+import type { FileFormat } from '../store/export/index.js';
 import { openStore } from '../store/index.js';
 import { runPass } from '../sync/pass.js';
 import { applyMixedChanges } from './changes.js';

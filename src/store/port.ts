@@ -3,7 +3,7 @@
 // All SQL lives behind this interface (src/store/*).
 
 import type { ModuleChanges } from './read/change-counts.js';
-import type { ExportedFile, FileFormat } from './export-files.js';
+import type { ExportedFile, FileFormat } from './export/export-files.js';
 import type {
   Activity,
   Amendment,

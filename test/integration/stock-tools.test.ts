@@ -10,7 +10,7 @@ import Database from 'better-sqlite3';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { REPORTING_QUERIES } from '../../src/cli/reporting-queries.js';
 import { runCli } from '../../src/cli/run.js';
-import { VIEW_SOURCES } from '../../src/store/view-sources.js';
+import { VIEW_SOURCES } from '../../src/store/export/index.js';
 import { tempDir } from '../helpers/harness.js';
 
 async function cli(argv: string[]): Promise<{ code: number; out: string; err: string }> {

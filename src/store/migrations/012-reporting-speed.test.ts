@@ -6,7 +6,7 @@ import { makeCell, makeColumn, makeMember, makeModule, makeRecord, makeTempDir, 
 import { migrate } from '../migrate.js';
 import { openStore } from '../open.js';
 import type { Store } from '../port.js';
-import { VIEW_SOURCES } from '../view-sources.js';
+import { VIEW_SOURCES } from '../export/view-sources.js';
 import { MIGRATIONS } from './index.js';
 
 const plan = (db: Database.Database, sql: string): string[] =>

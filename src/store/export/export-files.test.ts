@@ -2,9 +2,9 @@ import fs from 'node:fs';
 import path from 'node:path';
 import Database from 'better-sqlite3';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
-import { makeActivity, makeAmendment, makeCell, makeColumn, makeMember, makeModule, makeRecord, makeTempDir, makeWorkspace } from './fixtures.js';
-import { openStore } from './open.js';
-import type { Store } from './port.js';
+import { makeActivity, makeAmendment, makeCell, makeColumn, makeMember, makeModule, makeRecord, makeTempDir, makeWorkspace } from '../fixtures.js';
+import { openStore } from '../open.js';
+import type { Store } from '../port.js';
 import { parseCsv } from './row-text.js';
 import { VIEW_SOURCES } from './view-sources.js';
 

@@ -3,9 +3,9 @@ import fs from 'node:fs';
 import path from 'node:path';
 import Database from 'better-sqlite3';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
-import { makeAmendment, makeCell, makeModule, makeRecord, makeTempDir, makeWorkspace } from './fixtures.js';
-import { openStore } from './open.js';
-import type { Store } from './port.js';
+import { makeAmendment, makeCell, makeModule, makeRecord, makeTempDir, makeWorkspace } from '../fixtures.js';
+import { openStore } from '../open.js';
+import type { Store } from '../port.js';
 
 describe('export and verify', () => {
   let tmp: ReturnType<typeof makeTempDir>;

@@ -4,7 +4,7 @@
 import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
-import { DIR_MODE } from './file-modes.js';
+import { DIR_MODE } from '../file-modes.js';
 
 const PREFIX = '.wbsync-export-';
 const host = (): string => os.hostname().replace(/[^A-Za-z0-9-]/g, '_').slice(0, 64) || 'host';

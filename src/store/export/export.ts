@@ -7,13 +7,13 @@
 import fs from 'node:fs';
 import path from 'node:path';
 import Database from 'better-sqlite3';
-import { WbsyncError } from '../domain/errors.js';
-import { SPECS } from './entity-specs.js';
-import { FILE_MODE, ensureDir } from './file-modes.js';
+import { WbsyncError } from '../../domain/errors.js';
+import { SPECS } from '../entity-specs.js';
+import { FILE_MODE, ensureDir } from '../file-modes.js';
 import { makeExportTemp } from './export-temp.js';
-import { rebuildSearch } from './write/fts.js';
-import { MIGRATIONS } from './migrations/index.js';
-import { toStorageError } from './storage-error.js';
+import { rebuildSearch } from '../write/fts.js';
+import { MIGRATIONS } from '../migrations/index.js';
+import { toStorageError } from '../storage-error.js';
 
 export interface ExportOptions {
   /** Replace an existing file at the target (default: refuse). */

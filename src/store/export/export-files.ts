@@ -7,12 +7,12 @@
 import fs from 'node:fs';
 import path from 'node:path';
 import Database from 'better-sqlite3';
-import { WbsyncError } from '../domain/errors.js';
-import { FILE_MODE, ensureDir } from './file-modes.js';
+import { WbsyncError } from '../../domain/errors.js';
+import { FILE_MODE, ensureDir } from '../file-modes.js';
 import { makeExportTemp } from './export-temp.js';
-import { openReadOnlyConnection } from './open-inspect.js';
+import { openReadOnlyConnection } from '../open-inspect.js';
 import { csvLine, jsonLine, type Cell } from './row-text.js';
-import { toStorageError } from './storage-error.js';
+import { toStorageError } from '../storage-error.js';
 import { VIEW_SOURCES, viewAsOfSql } from './view-sources.js';
 
 export type FileFormat = 'csv' | 'jsonl';
