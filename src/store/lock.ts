@@ -15,7 +15,7 @@ import { chmodSync, existsSync, readFileSync, statSync, truncateSync } from 'nod
 import path from 'node:path';
 import Database from 'better-sqlite3';
 import { WbsyncError } from '../domain/errors.js';
-import { FILE_MODE, withPrivateUmask } from '../store/file-modes.js';
+import { FILE_MODE, withPrivateUmask } from './file-modes.js';
 import { clearLockHolder, describeHolder, readLockHolder, writeLockHolder, type LockHolder } from './lock-holder.js';
 
 export type LockKind = 'write' | 'daemon';
