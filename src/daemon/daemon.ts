@@ -6,6 +6,7 @@
 
 import { createHttpClient } from '../api/http-client.js';
 import type { ServiceClient } from '../api/port.js';
+import { parseListen } from '../config/listen.js';
 import { requireService, type LoadedConfig } from '../config/load.js';
 import type { Logger } from '../config/logger.js';
 import path from 'node:path';
@@ -20,7 +21,7 @@ import { PassMetrics } from './daemon-metrics.js';
 import { readDbFigures, type DbFigures } from './db-figures.js';
 import { HealthState, REASON_AUTH } from './health-state.js';
 import { mountConsole } from './console-mount.js';
-import { parseListen, startHealthServer, type HealthServer } from './health-server.js';
+import { startHealthServer, type HealthServer } from './health-server.js';
 import type { WebConsole } from '../ui/console.js';
 import { acquireLock, waitForLock, type DbLock } from '../store/lock.js';
 import { Notifier } from '../alerts/notifier.js';
