@@ -9,7 +9,7 @@ import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import Database from 'better-sqlite3';
 import { createHttpClient } from '../api/http-client.js';
-import { HISTORY_QUERIES, REPORTING_QUERIES } from '../cli/reporting-queries.js';
+import { HISTORY_QUERIES, REPORTING_QUERIES } from '../store/read/index.js';
 import { createLogger } from '../config/logger.js';
 import type { FileFormat } from '../store/export/index.js';
 import { openStore } from '../store/index.js';

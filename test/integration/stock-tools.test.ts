@@ -8,7 +8,7 @@ import { existsSync, readdirSync, statSync } from 'node:fs';
 import { join } from 'node:path';
 import Database from 'better-sqlite3';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { REPORTING_QUERIES } from '../../src/cli/reporting-queries.js';
+import { REPORTING_QUERIES } from '../../src/store/read/index.js';
 import { runCli } from '../../src/cli/run.js';
 import { VIEW_SOURCES } from '../../src/store/export/index.js';
 import { tempDir } from '../helpers/harness.js';

@@ -14,7 +14,7 @@ import { rollback } from '../../restore/rollback.js';
 import { openStore } from '../../store/index.js';
 import { runPass } from '../../sync/pass.js';
 import type { Command } from '../command.js';
-import { REPORTING_QUERIES } from '../reporting-queries.js';
+import { REPORTING_QUERIES } from '../../store/read/index.js';
 import { commandLine } from '../../domain/shell-command.js';
 
 export const DEMO_DB = './demo/wbsync.db';

@@ -1,7 +1,7 @@
 import path from 'node:path';
 import Database from 'better-sqlite3';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
-import { REPORTING_QUERIES } from '../../cli/reporting-queries.js';
+import { REPORTING_QUERIES } from '../read/reporting-queries.js';
 import { makeCell, makeColumn, makeMember, makeModule, makeRecord, makeTempDir, makeWorkspace } from '../fixtures.js';
 import { migrate } from '../migrate.js';
 import { openStore } from '../open.js';

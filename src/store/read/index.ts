@@ -6,3 +6,4 @@ export * from './module-window.js';
 export * from './change-counts.js';
 export * from './own-writes.js';
 export * from './incidents.js';
+export * from './reporting-queries.js';
