@@ -3,3 +3,4 @@
 // imports them from here; `wbsync export` itself goes through the Store port.
 export * from './export-files.js';
 export * from './view-sources.js';
+export * from './copy-check.js';
