@@ -9,7 +9,7 @@ import os from 'node:os';
 import path from 'node:path';
 import { pipeline } from 'node:stream/promises';
 import { WbsyncError } from '../domain/errors.js';
-import { applyPolicy, isEmptyPolicy, type RetentionPolicy } from '../retention/policy.js';
+import { applyPolicy, isEmptyPolicy, type RetentionPolicy } from '../store/retention/index.js';
 import { checkCopy, copyRowCounts } from '../store/export/index.js';
 import type { Store } from '../store/port.js';
 import { Digest, decryptStream, encryptStream } from './age-stream.js';

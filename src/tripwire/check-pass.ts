@@ -5,7 +5,7 @@
 // as recovered. Returns what to announce; the caller logs and alerts.
 
 import { commandLine } from '../domain/shell-command.js';
-import { holdSnapshot } from '../retention/holds.js';
+import { holdSnapshot } from '../store/retention/index.js';
 import { completeSnapshotBefore, getIncident, markRecovered, openIncidentFor, recordIncident, recoveriesDue, type Incident } from '../store/read/index.js';
 import type { Store } from '../store/port.js';
 import type { HeldLoss, PassResult } from '../sync/pass.js';

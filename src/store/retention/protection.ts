@@ -3,7 +3,7 @@
 // resumes it from the same snapshot).
 
 import type Database from 'better-sqlite3';
-import { commandLine } from '../domain/shell-command.js';
+import { commandLine } from '../../domain/shell-command.js';
 
 export interface Protection {
   id: number;

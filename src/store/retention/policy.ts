@@ -4,7 +4,7 @@
 // each of its N newest buckets that hold one; --keep-last N keeps the N newest; --keep-within keeps
 // everything taken within DURATION before now. A snapshot kept by any rule is kept.
 
-import { WbsyncError } from '../domain/errors.js';
+import { WbsyncError } from '../../domain/errors.js';
 
 export interface RetentionPolicy {
   keepLast?: number;

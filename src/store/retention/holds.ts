@@ -2,7 +2,7 @@
 // HOLD_DAYS or until someone releases it (`wbsync snapshots --release N`).
 
 import type Database from 'better-sqlite3';
-import { WbsyncError } from '../domain/errors.js';
+import { WbsyncError } from '../../domain/errors.js';
 import { HOLD_DAYS } from './protection.js';
 
 export interface Hold {
