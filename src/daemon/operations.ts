@@ -14,7 +14,7 @@ import { prune } from '../store/retention/index.js';
 import type { Store } from '../store/port.js';
 import type { PassResult } from '../sync/pass.js';
 import { announceTripwire } from '../tripwire/announce.js';
-import { finishPendingErasures } from '../erase/erase.js';
+import { finishPendingErasures } from '../store/erasure/index.js';
 
 export interface PassHooks {
   passStarted(): void;

@@ -8,7 +8,7 @@ import fs from 'node:fs';
 import path from 'node:path';
 import { afterEach, describe, expect, it } from 'vitest';
 import type { Dialect } from '../../src/emulator/types.js';
-import { erase } from '../../src/erase/erase.js';
+import { erase } from '../../src/store/erasure/index.js';
 import { restoreModule } from '../../src/restore/restore-module.js';
 import { restoreRecords } from '../../src/restore/restore-records.js';
 import { liftErasure } from '../../src/store/erasure/index.js';

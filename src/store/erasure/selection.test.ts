@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { emptyErasedSet } from '../store/erasure/index.js';
+import { emptyErasedSet } from './erasure-filter.js';
 import { moduleSelection, needles, perSnapshot, recordClosure, withTarget, type RecordLink } from './selection.js';
 
 const link = (id: string, parent: string | null, mod = 'm1'): RecordLink => ({ id, parentRecordId: parent, moduleId: mod, workspaceId: 'w1' });

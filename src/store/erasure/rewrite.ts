@@ -6,11 +6,11 @@
 // rest (restore journals' refusals and summaries) is cleaned at the end. Idempotent: a run killed
 // anywhere is finished by the next one.
 import type Database from 'better-sqlite3';
-import type { EntityKind } from '../domain/entities.js';
-import { SPECS, colList, fromRow, quoteCol, type EntitySpec } from '../store/entity-specs.js';
-import { ERASED_MARKER, judge, learnFrom, type ErasedSet, type PersonText } from '../store/erasure/index.js';
-import { SearchIndex, isSearchable } from '../store/write/index.js';
-import { encodeRow } from '../store/write/index.js';
+import type { EntityKind } from '../../domain/entities.js';
+import { SPECS, colList, fromRow, quoteCol, type EntitySpec } from '../entity-specs.js';
+import { ERASED_MARKER, judge, learnFrom, type ErasedSet, type PersonText } from './erasure-filter.js';
+import { SearchIndex, isSearchable } from '../write/fts.js';
+import { encodeRow } from '../write/row-encoding.js';
 import { needles } from './selection.js';
 
 export interface TableCounts {

@@ -8,9 +8,9 @@
 // A run killed anywhere leaves a database `verify` accepts; any later `wbsync erase` finishes
 // erasures left running before doing its own.
 import type Database from 'better-sqlite3';
-import { WbsyncError } from '../domain/errors.js';
-import { isEmptyErasedSet, type ErasedSet } from '../store/erasure/index.js';
-import { activeErasure, beginErasure, completeErasure, erasedSet, listErasures, type ErasedId, type ErasureEntry } from '../store/erasure/index.js';
+import { WbsyncError } from '../../domain/errors.js';
+import { isEmptyErasedSet, type ErasedSet } from './erasure-filter.js';
+import { activeErasure, beginErasure, completeErasure, erasedSet, listErasures, type ErasedId, type ErasureEntry } from './erasure-ledger.js';
 import { learnPeople, rewriteHistory, type TableCounts } from './rewrite.js';
 import { moduleSelection, perSnapshot, recordClosure, withTarget, type RecordLink, type Target } from './selection.js';
 

@@ -1,8 +1,8 @@
 // What an erasure touches, decided without SQL: the records a --record takes with it (its
 // sub-records, through every version's parent link), what a --module takes, the strings the
 // rewrite looks for in a row before judging it, and how many touched versions each snapshot shows.
-import type { ErasedSet, PersonText } from '../store/erasure/index.js';
-import type { ErasedId, ErasureKind } from '../store/erasure/index.js';
+import type { ErasedSet, PersonText } from './erasure-filter.js';
+import type { ErasedId, ErasureKind } from './erasure-ledger.js';
 
 export interface Target {
   kind: ErasureKind;
