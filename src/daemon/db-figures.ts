@@ -4,7 +4,8 @@
 
 import type { Store } from '../store/port.js';
 import { commandLine } from '../domain/shell-command.js';
-import { REPORTING_VIEWS, listIncidents, newestActivityAt, viewRowCounts, workspaceIds as readWorkspaceIds } from '../store/read/index.js';
+import { listIncidents } from '../store/ledgers/index.js';
+import { REPORTING_VIEWS, newestActivityAt, viewRowCounts, workspaceIds as readWorkspaceIds } from '../store/read/index.js';
 import { activeHolds } from '../store/retention/index.js';
 
 /** A tripwire incident still open (no restore or rollback of its module since). */

@@ -6,7 +6,8 @@
 
 import { commandLine } from '../domain/shell-command.js';
 import { holdSnapshot } from '../store/retention/index.js';
-import { completeSnapshotBefore, getIncident, markRecovered, openIncidentFor, recordIncident, recoveriesDue, type Incident } from '../store/read/index.js';
+import { getIncident, markRecovered, openIncidentFor, recordIncident, recoveriesDue, type Incident } from '../store/ledgers/index.js';
+import { completeSnapshotBefore } from '../store/read/index.js';
 import type { Store } from '../store/port.js';
 import type { HeldLoss, PassResult } from '../sync/pass.js';
 import { evaluateTripwire, undoArgv, type Finding, type TripwireThresholds } from './evaluate.js';

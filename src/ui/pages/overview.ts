@@ -3,7 +3,7 @@
 
 import { activeHolds } from '../../store/retention/index.js';
 import { commandLine } from '../../domain/shell-command.js';
-import { listIncidents, type Incident } from '../../store/read/index.js';
+import { listIncidents, type Incident } from '../../store/ledgers/index.js';
 import type { SnapshotInfo } from '../../store/port.js';
 import { barChart, lineChart, type PassPoint } from '../charts.js';
 import { ago, bytes, statusPill, when, type ConsoleEnv, type Reply } from '../env.js';

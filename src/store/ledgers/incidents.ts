@@ -3,7 +3,7 @@
 // recovered by the first pass after a restore or rollback of the module completed.
 
 import type Database from 'better-sqlite3';
-import type { Actor } from './change-counts.js';
+import type { Actor } from '../read/change-counts.js';
 
 export type IncidentKind = 'mass-change' | 'module-deleted' | 'workspace-lost';
 
