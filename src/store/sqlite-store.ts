@@ -7,7 +7,7 @@ import { WbsyncError } from '../domain/errors.js';
 import { InlineBatchWriter, type BatchWriter } from './write/batch-writer.js';
 import { changeCounts, type ModuleChanges } from './read/change-counts.js';
 import { Cursors } from './write/cursors.js';
-import { SPECS, colList, fromRow } from './entity-specs.js';
+import { SPECS, colList, fromRow } from './tables/entity-specs.js';
 import { exportCopy } from './export/export.js';
 import { exportFiles, type ExportedFile, type FileFormat } from './export/export-files.js';
 import { Mutex } from './mutex.js';

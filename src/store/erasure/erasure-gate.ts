@@ -5,7 +5,7 @@
 // erased persons' names and emails met in batches (to find them quoted in other rows).
 import type Database from 'better-sqlite3';
 import type { EntityKind } from '../../domain/entities.js';
-import { UPSERT_ORDER } from '../entity-specs.js';
+import { UPSERT_ORDER } from '../tables/entity-specs.js';
 import { isEmptyErasedSet, judge, learnFrom, type ErasedSet, type PersonText } from './erasure-filter.js';
 import { erasedSet, ledgerStamp } from './erasure-ledger.js';
 import type { WriteBatch } from '../port.js';

@@ -7,10 +7,10 @@
 // anywhere is finished by the next one.
 import type Database from 'better-sqlite3';
 import type { EntityKind } from '../../domain/entities.js';
-import { SPECS, colList, fromRow, quoteCol, type EntitySpec } from '../entity-specs.js';
+import { SPECS, colList, fromRow, quoteCol, type EntitySpec } from '../tables/entity-specs.js';
 import { ERASED_MARKER, judge, learnFrom, type ErasedSet, type PersonText } from './erasure-filter.js';
-import { SearchIndex, isSearchable } from '../write/fts.js';
-import { encodeRow } from '../write/row-encoding.js';
+import { SearchIndex, isSearchable } from '../tables/fts.js';
+import { encodeRow } from '../tables/row-encoding.js';
 import { needles } from './selection.js';
 
 export interface TableCounts {

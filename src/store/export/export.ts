@@ -8,10 +8,10 @@ import fs from 'node:fs';
 import path from 'node:path';
 import Database from 'better-sqlite3';
 import { WbsyncError } from '../../domain/errors.js';
-import { SPECS } from '../entity-specs.js';
+import { SPECS } from '../tables/entity-specs.js';
 import { FILE_MODE, ensureDir } from '../file-modes.js';
 import { makeExportTemp } from './export-temp.js';
-import { rebuildSearch } from '../write/fts.js';
+import { rebuildSearch } from '../tables/fts.js';
 import { MIGRATIONS } from '../migrations/index.js';
 import { toStorageError } from '../storage-error.js';
 

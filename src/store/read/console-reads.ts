@@ -6,7 +6,7 @@
 import { statSync } from 'node:fs';
 import type Database from 'better-sqlite3';
 import type { Amendment, BoardRecord, Cell } from '../../domain/entities.js';
-import { SPECS, colList, fromRow } from '../entity-specs.js';
+import { SPECS, colList, fromRow } from '../tables/entity-specs.js';
 
 const OPEN = '9223372036854775807';
 const AT = (a: string): string => `${a}.valid_from <= @n AND coalesce(${a}.valid_to, ${OPEN}) > @n`;

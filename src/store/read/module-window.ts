@@ -7,7 +7,7 @@
 
 import type Database from 'better-sqlite3';
 import type { Amendment, BoardRecord, Cell, Collection, Column, ColumnScope, Module } from '../../domain/entities.js';
-import { SPECS, fromRow, quoteCol, type EntitySpec } from '../entity-specs.js';
+import { SPECS, fromRow, quoteCol, type EntitySpec } from '../tables/entity-specs.js';
 import type { StateReader } from '../port.js';
 
 const OPEN = '9223372036854775807';

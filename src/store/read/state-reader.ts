@@ -5,7 +5,7 @@ import type {
   Activity, Amendment, Automation, BoardRecord, Cell, Collection, Column, ColumnScope, EntityKind,
   Member, Module, ModuleAccess, Workspace,
 } from '../../domain/entities.js';
-import { SPECS, colList, fromRow } from '../entity-specs.js';
+import { SPECS, colList, fromRow } from '../tables/entity-specs.js';
 import type { StateReader } from '../port.js';
 
 export class SqliteStateReader implements StateReader {

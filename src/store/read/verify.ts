@@ -2,9 +2,9 @@
 // Snapshots left 'running': a problem when no live process on this host owns them (interrupted:
 // the next sync marks them failed); only a warning while their owner is alive (a pass in progress).
 import type Database from 'better-sqlite3';
-import { SPECS, quoteCol } from '../entity-specs.js';
+import { SPECS, quoteCol } from '../tables/entity-specs.js';
 import { listErasures } from '../erasure/erasure-ledger.js';
-import { SEARCH_TABLE } from '../write/fts.js';
+import { SEARCH_TABLE } from '../tables/fts.js';
 import type { VerifyProblem, VerifyReport } from '../port.js';
 import { ownerAlive } from '../write/snapshots.js';
 import { commandLine } from '../../domain/shell-command.js';

@@ -6,7 +6,7 @@ import { performance } from 'node:perf_hooks';
 import type Database from 'better-sqlite3';
 import { WbsyncError } from '../../domain/errors.js';
 import type { Cursors } from './cursors.js';
-import { UPSERT_ORDER } from '../entity-specs.js';
+import { UPSERT_ORDER } from '../tables/entity-specs.js';
 import { erasureGate, type GateSession } from '../erasure/erasure-gate.js';
 import { GoneMarker } from './gone-marks.js';
 import type { ApplyResult, WriteBatch } from '../port.js';

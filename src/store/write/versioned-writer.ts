@@ -4,9 +4,9 @@
 // rewritten in place (changed again) or deleted (gone) instead of leaving a zero-length interval.
 import type Database from 'better-sqlite3';
 import type { EntityKind } from '../../domain/entities.js';
-import { SPECS, colList, quoteCol, type EntitySpec } from '../entity-specs.js';
-import { SearchIndex, isSearchable } from './fts.js';
-import { encodeRow } from './row-encoding.js';
+import { SPECS, colList, quoteCol, type EntitySpec } from '../tables/entity-specs.js';
+import { SearchIndex, isSearchable } from '../tables/fts.js';
+import { encodeRow } from '../tables/row-encoding.js';
 
 export interface Tally {
   written: Record<string, number>;

@@ -1,6 +1,6 @@
 // How each entity kind maps onto its versioned table: key, typed columns, conversions both ways.
 // Must agree with migrations/002 (a test compares them with PRAGMA table_info).
-import type { EntityKind } from '../domain/entities.js';
+import type { EntityKind } from '../../domain/entities.js';
 
 /** text: string|null as is; real/int: number|null; bool: 0/1; json: JSON text (null stays NULL). */
 export type ColType = 'text' | 'real' | 'int' | 'bool' | 'json';

@@ -1,7 +1,7 @@
 import { describe, expect, it } from 'vitest';
 import { canonicalJson, contentHash } from '../../domain/canonical-json.js';
 import type { EntityKind } from '../../domain/entities.js';
-import { SPECS, toRow } from '../entity-specs.js';
+import { SPECS, toRow } from './entity-specs.js';
 import { makeActivity, makeCell, makeMember, makeRecord } from '../fixtures.js';
 import { encodeRow, hashable } from './row-encoding.js';
 

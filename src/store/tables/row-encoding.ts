@@ -6,7 +6,7 @@
 // the row, is serialised once for both instead of twice (it dominated a large pass's CPU).
 import type { EntityKind } from '../../domain/entities.js';
 import { canonicalJson, isCanonical, sha256Hex, sortedKeys } from '../../domain/canonical-json.js';
-import { toRow, type EntitySpec, type SqlValue } from '../entity-specs.js';
+import { toRow, type EntitySpec, type SqlValue } from './entity-specs.js';
 
 /**
  * Fields the service computes when it answers rather than stores: an activity row's `canRevert` and
