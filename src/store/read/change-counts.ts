@@ -7,49 +7,10 @@
 
 import type Database from 'better-sqlite3';
 import { cellChange } from '../../domain/cell-change.js';
+import type { ColumnChange, ModuleChanges, Writer } from '../port.js';
 import { ownWrites } from './own-writes.js';
 
-export interface Actor {
-  /** A user id, or `automation:<id>`. */
-  id: string;
-  name: string;
-  rows: number;
-}
-
-/** An actor's feed rows on one column's cells: how many, first and last. */
-export interface Writer extends Actor {
-  from: string;
-  to: string;
-}
-
-export interface ColumnChange {
-  columnId: string;
-  name: string;
-  /** Cells of the column at the earlier snapshot. */
-  before: number;
-  added: number;
-  changed: number;
-  removed: number;
-  deleted: boolean;
-  /** Who wrote the column's cells in between, per the feed, most rows first. */
-  writers: Writer[];
-}
-
-export interface ModuleChanges {
-  workspaceId: string;
-  moduleId: string;
-  moduleName: string;
-  moduleGone: boolean;
-  records: { before: number; removed: number };
-  amendments: { before: number; deleted: number };
-  columns: ColumnChange[];
-  collectionsDeleted: { id: string; name: string }[];
-  /** Who wrote to the module in between, per the activity feed, most rows first (for a deleted
-   * module: who deleted it). */
-  actors: Writer[];
-  /** Changes left out because wbsync made them (a restore or rollback in between). */
-  ownWrites: number;
-}
+export type { Actor, ColumnChange, ModuleChanges, Writer } from '../port.js';
 
 const AT = (a: string, n: string): string => `${a}.valid_from <= ${n} AND (${a}.valid_to IS NULL OR ${a}.valid_to > ${n})`;
 const CLOSED = (a: string): string => `${a}.valid_from <= @from AND ${a}.valid_to > @from AND ${a}.valid_to <= @to`;
