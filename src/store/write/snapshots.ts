@@ -37,7 +37,7 @@ export function ownerAlive(pid: number | null, host: string | null): boolean {
   }
 }
 
-/** Snapshots a prune has decided to forget are not shown while it finishes (see src/retention/prune.ts). */
+/** Snapshots a prune has decided to forget are not shown while it finishes (see src/store/retention/prune.ts). */
 const SHOWN = 'id NOT IN (SELECT snapshot_id FROM snapshot_forgets)';
 
 export class Snapshots {
