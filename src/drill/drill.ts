@@ -11,7 +11,7 @@ import type { Logger } from '../config/logger.js';
 import { isWbsyncError } from '../domain/errors.js';
 import type { Dialect } from '../emulator/types.js';
 import { idMapOf } from '../restore/journal.js';
-import { refuse } from '../restore/restore-module.js';
+import { refuse } from '../restore/preconditions.js';
 import { restoreWorkspace, type RestoreWorkspaceResult } from '../restore/restore-workspace.js';
 import { treeFromState } from '../restore/tree.js';
 import { openStore } from '../store/index.js';

@@ -1,41 +1,16 @@
 // `restore module`: refusals first (reads only), then the plan, then — unless a dry run — the
 // journaled apply, with the workspace's recipes paused around it when asked.
-//
-// Who may restore: the key's user must be an owner or admin of the target workspace. The port has
-// no "who am I", so this is probed read-only: GET /module-access/{ws}/{member} answers owners and
-// admins only (403 otherwise) in both dialects. A member or guest could make only a partial copy
-// (visibility and grants need owner/admin), so they are refused rather than half-served.
 
-import type { ServiceClient } from '../api/port.js';
-import type { Logger } from '../config/logger.js';
 import type { Member } from '../domain/entities.js';
-import { WbsyncError, isWbsyncError } from '../domain/errors.js';
-import type { Store } from '../store/port.js';
+import { WbsyncError } from '../domain/errors.js';
 import { applyPlan } from './apply.js';
 import { journaledRun, type RunOutcome } from './journaled-run.js';
 import { latestRun, restoredIdMap } from './journal.js';
 import { planRestore } from './plan.js';
 import { summarisePlan, type NotRestored } from './plan-steps.js';
 import { pauseRecipes } from './pause.js';
+import { chooseSnapshot, refuse, requireWritable, type RestoreDeps, type RunControls } from './preconditions.js';
 import { treeFromState } from './tree.js';
-
-export interface RestoreDeps {
-  client: ServiceClient;
-  store: Store;
-  logger?: Logger;
-}
-
-/** How a journaled run goes: what every command that writes through the applier takes. */
-export interface RunControls {
-  /** config.restore.attribution */
-  attribution: string;
-  parallel?: number;
-  /** Wait before automations are created and recipes re-activated, so the service's asynchronous
-   * runs of the run's own writes find them still absent or paused. Default 250 ms. */
-  settleMs?: number;
-  signal?: AbortSignal;
-  onProgress?: (done: number, total: number) => void;
-}
 
 export interface RestoreModuleOptions extends RunControls {
   moduleId: string;
@@ -61,46 +36,6 @@ export interface RestoreModuleResult extends RunOutcome {
   /** Objects this invocation created (less than counts when resuming). */
   created: Record<string, number>;
   foundByLookup: number;
-}
-
-export function refuse(message: string, hint?: string, details?: Record<string, unknown>): WbsyncError {
-  return new WbsyncError('restore_refused', message, { hint, details });
-}
-
-/** The snapshot to restore from: the one asked for (it must hold the module) or the latest holding it. */
-export function chooseSnapshot(store: Store, kind: 'workspace' | 'module' | 'record', id: string, asked: number | undefined): number {
-  const holding = store.snapshotsHolding(kind, id);
-  if (asked !== undefined) {
-    if (!holding.includes(asked)) {
-      throw refuse(
-        `snapshot ${asked} does not hold ${kind} ${id}`,
-        holding.length ? `snapshots holding it: ${holding.join(', ')}` : `no snapshot holds ${kind} ${id}`,
-        { snapshotsHolding: holding },
-      );
-    }
-    return asked;
-  }
-  if (!holding.length) throw refuse(`no snapshot holds ${kind} ${id}`, "run 'wbsync snapshots' to see what was backed up", { snapshotsHolding: [] });
-  return Math.max(...holding);
-}
-
-/** Refuses (exit 6, nothing written) unless the key's user is an owner or admin of `workspaceId`. */
-export async function requireWritable(client: ServiceClient, workspaceId: string): Promise<Member[]> {
-  const visible = await client.listWorkspaces();
-  if (!visible.some((w) => w.id === workspaceId)) {
-    throw refuse(`workspace ${workspaceId} is not writable by this key: its user is not a member`, 'restore into a workspace the key belongs to (--workspace)');
-  }
-  const members = await client.listMembers(workspaceId);
-  const probe = members[0];
-  try {
-    if (probe) await client.getModuleAccess(workspaceId, probe.userId);
-  } catch (e) {
-    if (isWbsyncError(e) && e.code === 'forbidden') {
-      throw refuse(`workspace ${workspaceId} is not writable by this key: restoring needs an owner or admin`, 'ask an owner to restore, or to make this user an admin');
-    }
-    throw e;
-  }
-  return members;
 }
 
 function displayName(m: Member): string {

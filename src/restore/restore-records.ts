@@ -14,7 +14,7 @@ import { RunJournal, latestRun, startRun } from './journal.js';
 import { planContent } from './plan-content.js';
 import { targetModules } from './remap.js';
 import { summarisePlan, type NotRestored, type Phase, type PlanSummary, type RestorePlan } from './plan-steps.js';
-import { chooseSnapshot, refuse } from './restore-module.js';
+import { chooseSnapshot, refuse } from './preconditions.js';
 import { erasureView, withoutErasedAuthors } from './tree.js';
 import { commandLine } from '../domain/shell-command.js';
 

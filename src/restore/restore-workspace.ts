@@ -12,7 +12,7 @@ import type { NotRestored } from './plan-steps.js';
 import { planWorkspace } from './plan-workspace.js';
 import { pauseRecipes } from './pause.js';
 import { summarisePlan } from './plan-steps.js';
-import { chooseSnapshot, refuse, requireWritable, type RestoreDeps, type RunControls } from './restore-module.js';
+import { chooseSnapshot, refuse, requireWritable, type RestoreDeps, type RunControls } from './preconditions.js';
 import { treeFromState, type ModuleTree } from './tree.js';
 
 export interface RestoreWorkspaceOptions extends RunControls {

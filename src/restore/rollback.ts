@@ -12,7 +12,7 @@ import { latestRun } from './journal.js';
 import { pauseRecipeList } from './pause.js';
 import type { Step } from './plan-steps.js';
 import { summarisePlan } from './plan-steps.js';
-import { refuse, requireWritable, type RestoreDeps, type RunControls } from './restore-module.js';
+import { refuse, requireWritable, type RestoreDeps, type RunControls } from './preconditions.js';
 import { planRollback, type FoundBy, type Repointed } from './rollback-plan.js';
 import { feedVerdicts, mergeTouched, touchedByPin, type DamagePin } from './rollback-damage.js';
 import { ROLLBACK_KINDS, checkKinds, columnIdsOf, type FieldChange, type RollbackKind, type RollbackSelection, type Touched } from './rollback-selection.js';
