@@ -3,7 +3,8 @@
 // said beforehand it cannot bring back is "not restorable, and why"; anything else unequal fails.
 
 import type { Automation, Member, Module, Workspace } from '../domain/entities.js';
-import { canon, diffModuleTrees, translateIds, type EntityDiff, type FieldChange } from '../restore/diff.js';
+import { canon, diffModuleTrees, type EntityDiff, type FieldChange } from '../restore/diff.js';
+import { translateIds } from '../restore/remap.js';
 import type { NotRestored } from '../restore/plan-steps.js';
 import { mapUsers } from '../restore/plan-workspace.js';
 import type { ModuleTree } from '../restore/tree.js';

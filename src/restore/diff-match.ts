@@ -3,6 +3,7 @@
 // The result is an id map (a-side id → b-side id) that diff then uses as if ids were equal.
 
 import type { Amendment, BoardRecord } from '../domain/entities.js';
+import { threadOrder } from './sibling-order.js';
 import type { ModuleTree } from './tree.js';
 
 type Keyed<T> = { key: string; item: T };
@@ -24,11 +25,6 @@ function pairByKey<T extends { id: string }>(a: Keyed<T>[], b: Keyed<T>[], map: 
 
 function byPosition<T extends { position: number | null; id: string }>(list: T[]): T[] {
   return [...list].sort((x, y) => (x.position ?? Infinity) - (y.position ?? Infinity) || (x.id < y.id ? -1 : x.id > y.id ? 1 : 0));
-}
-
-/** Oldest first, as the service lists a thread; ties broken by id (ids grow with time). */
-export function threadOrder(list: Amendment[]): Amendment[] {
-  return [...list].sort((x, y) => (x.createdAt ?? '').localeCompare(y.createdAt ?? '') || x.id.localeCompare(y.id));
 }
 
 /**

@@ -4,7 +4,9 @@
 // through the same a → b id map that pairs the objects, so a restored copy compares equal.
 
 import type { Amendment, BoardRecord, Cell, Column } from '../domain/entities.js';
-import { matchByShape, threadOrder } from './diff-match.js';
+import { matchByShape } from './diff-match.js';
+import { translateIds } from './remap.js';
+import { threadOrder } from './sibling-order.js';
 import type { ModuleTree } from './tree.js';
 
 export type DiffEntity = 'module' | 'collection' | 'column' | 'record' | 'cell' | 'amendment' | 'automation' | 'grant' | 'member' | 'workspaceAutomation';
@@ -50,14 +52,6 @@ export interface DiffOptions {
 // canon and cellData live in the domain, with the one cell counting the tripwire shares
 export { canon, cellData } from '../domain/cell-change.js';
 import { canon, cellData } from '../domain/cell-change.js';
-
-/** Replaces every string equal to a mapped id, at any depth. */
-export function translateIds(v: unknown, map: ReadonlyMap<string, string>): unknown {
-  if (typeof v === 'string') return map.get(v) ?? v;
-  if (Array.isArray(v)) return v.map((x) => translateIds(x, map));
-  if (v && typeof v === 'object') return Object.fromEntries(Object.entries(v).map(([k, x]) => [k, translateIds(x, map)]));
-  return v;
-}
 
 function escapeRe(s: string): string {
   return s.replace(/[.*+?^${}()|[\]\\]/g, '\\$&');

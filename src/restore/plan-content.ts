@@ -2,11 +2,10 @@
 // shared by `restore module` (everything new) and `restore records` (into a live module). Pure.
 
 import type { Amendment, BoardRecord, Cell, Column } from '../domain/entities.js';
-import { cellData } from './diff.js';
-import { threadOrder } from './diff-match.js';
+import { cellData } from '../domain/cell-change.js';
 import type { NotRestored, Phase, Step } from './plan-steps.js';
 import { remappableCell } from './remap.js';
-import { serviceOrder, tieChains } from './sibling-order.js';
+import { serviceOrder, threadOrder, tieChains } from './sibling-order.js';
 
 /** Why a record may not sit where it sat: archived before the first backup, no listing ever showed
  * its position (it is recreated or moved without one, and the service puts it after the others). */

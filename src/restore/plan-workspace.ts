@@ -5,10 +5,9 @@
 // module. Users are mapped old → new (--map-users) in every value that names them first.
 
 import type { Automation, Member, Workspace } from '../domain/entities.js';
-import { translateIds } from './diff.js';
 import { planRestore } from './plan.js';
 import type { NotRestored, Phase, RestorePlan, Step } from './plan-steps.js';
-import { remappable } from './remap.js';
+import { remappable, translateIds } from './remap.js';
 import { creationOrder } from './sibling-order.js';
 import type { ModuleTree } from './tree.js';
 

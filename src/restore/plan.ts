@@ -4,10 +4,9 @@
 // automations last so they cannot fire on the restore's own writes.
 
 import type { Column } from '../domain/entities.js';
-import { translateIds } from './diff.js';
 import { planContent } from './plan-content.js';
 import { columnThen, type NotRestored, type Phase, type RestorePlan, type Step } from './plan-steps.js';
-import { remappable, targetModules } from './remap.js';
+import { remappable, targetModules, translateIds } from './remap.js';
 import { orderColumns } from './column-order.js';
 import { createdAtOf, creationOrder, serviceOrder, tieChains } from './sibling-order.js';
 import type { ModuleTree } from './tree.js';

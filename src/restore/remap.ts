@@ -23,6 +23,12 @@ function replace(v: unknown, swap: (s: string) => string): unknown {
   return v;
 }
 
+/** Replaces every string equal to a mapped id, at any depth (diff's a → b map, the planners'
+ * ids of other modules and users). */
+export function translateIds(v: unknown, map: ReadonlyMap<string, string>): unknown {
+  return replace(v, (s) => map.get(s) ?? s);
+}
+
 /** The internal ids a value mentions, in first-seen order. */
 export function collectRefs(v: unknown, internal: ReadonlySet<string>): string[] {
   const out = new Set<string>();

@@ -2,6 +2,9 @@
 // that share a position (the deployed service gives every new column and collection position 0)
 // come back in the order the restore creates them. Pure: sorts a list the way the service does and
 // names, for each sibling that shares its position with another, the chain its create must join.
+// A thread of amendments is listed oldest first.
+
+import type { Amendment } from '../domain/entities.js';
 
 export interface Sibling {
   id: string;
@@ -63,4 +66,9 @@ export function tieChains<T extends Sibling>(list: readonly T[], group: (s: T) =
   const out = new Map<string, string>();
   for (const [key, ids] of classes) if (ids.length > 1) for (const id of ids) out.set(id, key);
   return out;
+}
+
+/** Oldest first, as the service lists a thread; ties broken by id (ids grow with time). */
+export function threadOrder(list: Amendment[]): Amendment[] {
+  return [...list].sort((x, y) => (x.createdAt ?? '').localeCompare(y.createdAt ?? '') || x.id.localeCompare(y.id));
 }

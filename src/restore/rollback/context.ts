@@ -5,7 +5,7 @@
 
 import { pinnedVerdict } from '../rollback-damage.js';
 import type { Automation, BoardRecord, Cell } from '../../domain/entities.js';
-import { canon } from '../diff.js';
+import { canon } from '../../domain/cell-change.js';
 import type { NotRestored, Phase, Step } from '../plan-steps.js';
 import type { FieldChange, RollbackSelection } from '../rollback-selection.js';
 import type { ModuleTree } from '../tree.js';
