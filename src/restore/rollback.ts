@@ -15,7 +15,7 @@ import { summarisePlan } from './plan-steps.js';
 import { refuse, requireWritable, type RestoreDeps, type RunControls } from './preconditions.js';
 import { planRollback, type FoundBy, type Repointed } from './rollback-plan.js';
 import { feedVerdicts, mergeTouched, touchedByPin, type DamagePin } from './rollback-damage.js';
-import { ROLLBACK_KINDS, checkKinds, columnIdsOf, type FieldChange, type RollbackKind, type RollbackSelection, type Touched } from './rollback-selection.js';
+import { ROLLBACK_KINDS, checkKinds, columnIdsOf, touchedByFeed, type FieldChange, type RollbackKind, type RollbackSelection } from './rollback-selection.js';
 import { treeFromLive, treeFromState, type ModuleTree } from './tree.js';
 import { commandLine } from '../domain/shell-command.js';
 
@@ -118,43 +118,6 @@ function pickAfter(deps: RestoreDeps, base: number, moduleId: string, window?: [
     .filter((s) => s.status === 'complete' && holding.includes(s.id) && Date.parse(s.startedAt) >= end)
     .sort((a, b) => a.id - b.id)[0];
   return first?.id ?? latest;
-}
-
-/** The record field each feed action changes; an action not listed may have changed any. */
-const FIELD_OF_ACTION: Record<string, string> = {
-  record_updated: 'name',
-  record_moved: 'collectionId',
-  record_reordered: 'position',
-  record_completed: 'isCompleted',
-  record_uncompleted: 'isCompleted',
-  record_archived: 'isArchived',
-  record_restored: 'isArchived',
-  record_deleted: 'isArchived',
-};
-const RECORD_FIELDS = ['name', 'collectionId', 'position', 'isCompleted', 'isArchived'];
-
-/** What the feed shows changed in the module, in the window, by the actor. */
-function touchedByFeed(state: StateReader, workspaceId: string, moduleId: string, by?: string, window?: [string, string]): Touched {
-  const from = window ? Date.parse(window[0]) : -Infinity;
-  const to = window ? Date.parse(window[1]) : Infinity;
-  const out = { records: new Set<string>(), recordFields: new Map<string, Set<string>>(), columns: new Set<string>(), collections: new Set<string>(), cells: new Set<string>() };
-  for (const a of state.activity(workspaceId)) {
-    if (a.moduleId !== moduleId) continue;
-    const t = Date.parse(a.createdAt);
-    if (t < from || t > to) continue;
-    if (by === 'automation' ? a.automationId === null : by !== undefined && (a.userId !== by || a.automationId !== null)) continue;
-    if (a.recordId) out.records.add(a.recordId);
-    if (a.recordId && a.columnId) out.cells.add(`${a.recordId}|${a.columnId}`);
-    if (a.recordId && !a.columnId && a.action.startsWith('record_')) {
-      const fields = out.recordFields.get(a.recordId) ?? new Set<string>();
-      const f = FIELD_OF_ACTION[a.action];
-      for (const x of f ? [f] : RECORD_FIELDS) fields.add(x);
-      out.recordFields.set(a.recordId, fields);
-    }
-    if (!a.recordId && a.columnId) out.columns.add(a.columnId);
-    if (!a.recordId && a.collectionId) out.collections.add(a.collectionId);
-  }
-  return out;
 }
 
 /**

@@ -7,9 +7,8 @@ import { pinnedVerdict } from '../rollback-damage.js';
 import type { Automation, BoardRecord, Cell } from '../../domain/entities.js';
 import { canon } from '../../domain/cell-change.js';
 import type { NotRestored, Phase, Step } from '../plan-steps.js';
-import type { FieldChange, RollbackSelection } from '../rollback-selection.js';
+import { selectionOf, type FieldChange, type RollbackSelection, type Selected } from '../rollback-selection.js';
 import type { ModuleTree } from '../tree.js';
-import { selectionOf, type Selected } from './select.js';
 
 export type LiveKind = 'collection' | 'column' | 'record' | 'cell' | 'amendment';
 
