@@ -35,9 +35,21 @@ export function refuse(message: string, hint?: string, details?: Record<string, 
   return new WbsyncError('restore_refused', message, { hint, details });
 }
 
-/** The snapshot to restore from: the one asked for (it must hold the module) or the latest holding it. */
-export function chooseSnapshot(store: Store, kind: 'workspace' | 'module' | 'record', id: string, asked: number | undefined): number {
+/**
+ * The snapshot to read: the one asked for (it must hold the object), the newest complete one
+ * finished at or before a time (`atOrBefore`, ISO 8601), or — neither given — the latest holding it.
+ */
+export function chooseSnapshot(store: Store, kind: 'workspace' | 'module' | 'record', id: string, asked: number | { atOrBefore: string } | undefined): number {
   const holding = store.snapshotsHolding(kind, id);
+  if (typeof asked === 'object') {
+    const at = Date.parse(asked.atOrBefore);
+    const fit = store
+      .listSnapshots()
+      .filter((s) => s.status === 'complete' && holding.includes(s.id) && s.finishedAt !== null && Date.parse(s.finishedAt) <= at)
+      .sort((a, b) => b.id - a.id)[0];
+    if (!fit) throw refuse(`no complete snapshot holding ${kind} ${id} finished at or before ${asked.atOrBefore}`, "run 'wbsync snapshots' to see what was backed up", { snapshotsHolding: holding });
+    return fit.id;
+  }
   if (asked !== undefined) {
     if (!holding.includes(asked)) {
       throw refuse(

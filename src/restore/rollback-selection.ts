@@ -9,17 +9,10 @@ import type { StateReader } from '../store/port.js';
 export const ROLLBACK_KINDS = ['cells', 'records', 'columns', 'collections', 'amendments'] as const;
 export type RollbackKind = (typeof ROLLBACK_KINDS)[number];
 
-/** --kinds as given, checked (a usage error names the unknown one). */
-export function checkKinds(kinds: readonly string[] | undefined): RollbackKind[] | undefined {
-  if (!kinds?.length) return undefined;
-  const unknown = kinds.find((k) => !(ROLLBACK_KINDS as readonly string[]).includes(k));
-  if (unknown !== undefined) throw new WbsyncError('usage', `--kinds: unknown kind '${unknown}'`, { hint: `kinds are ${ROLLBACK_KINDS.join(', ')}` });
-  return kinds as RollbackKind[];
-}
-
 /**
- * --column values (ids or names) as column ids; null when none were given. `columns` lists the
- * snapshot's first: a name both sides use means the snapshot's column.
+ * Columns named by id or name (--column) as column ids; null when none were given. `columns` lists
+ * the snapshot's first: a name both sides use means the snapshot's column. A name no column has is a
+ * usage error (it is what the person typed).
  */
 export function columnIdsOf(wanted: readonly string[] | undefined, columns: readonly Column[], moduleName: string): Set<string> | null {
   if (!wanted?.length) return null;

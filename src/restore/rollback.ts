@@ -12,18 +12,23 @@ import { latestRun } from './journal.js';
 import { pauseRecipeList } from './pause.js';
 import type { Step } from './plan-steps.js';
 import { summarisePlan } from './plan-steps.js';
-import { refuse, requireWritable, type RestoreDeps, type RunControls } from './preconditions.js';
+import { chooseSnapshot, refuse, requireWritable, type RestoreDeps, type RunControls } from './preconditions.js';
 import { planRollback, type FoundBy, type Repointed } from './rollback-plan.js';
 import { feedVerdicts, mergeTouched, touchedByPin, type DamagePin } from './rollback-damage.js';
-import { ROLLBACK_KINDS, checkKinds, columnIdsOf, touchedByFeed, type FieldChange, type RollbackKind, type RollbackSelection } from './rollback-selection.js';
+import { ROLLBACK_KINDS, columnIdsOf, touchedByFeed, type FieldChange, type RollbackKind, type RollbackSelection } from './rollback-selection.js';
 import { treeFromLive, treeFromState, type ModuleTree } from './tree.js';
 import { commandLine } from '../domain/shell-command.js';
 
-export interface RollbackOptions extends RunControls {
+/** The snapshot to go back to (exactly one): by id, or the newest complete one finished at or
+ * before a time (ISO 8601). */
+export type RollbackTo = { toSnapshot: number; toTime?: undefined } | { toTime: string; toSnapshot?: undefined };
+
+/** Options checked by the caller (the CLI words their usage errors): one target, known kinds, a
+ * window whose start is not after its end. */
+export type RollbackOptions = RollbackScope & RollbackTo;
+
+export interface RollbackScope extends RunControls {
   moduleId: string;
-  /** The snapshot to go back to, or a time: the newest complete snapshot finished at or before it. */
-  toSnapshot?: number;
-  toTime?: string;
   /** Column ids or names (cells of those columns, and the columns). */
   columns?: string[];
   records?: string[];
@@ -87,24 +92,6 @@ function repointReport(repoint: Repointed[], newId: (id: string) => string | und
       }),
     automations: repoint.filter((x) => x.entity === 'automation').map((x) => ({ id: x.id, name: x.name, names: x.names })),
   };
-}
-
-function pickSnapshot(deps: RestoreDeps, opts: RollbackOptions): { id: number; chosenBy: 'to-snapshot' | 'to' } {
-  const holding = new Set(deps.store.snapshotsHolding('module', opts.moduleId));
-  if (opts.toSnapshot !== undefined) {
-    if (!holding.has(opts.toSnapshot)) {
-      throw refuse(`snapshot ${opts.toSnapshot} does not hold module ${opts.moduleId}`, holding.size ? `complete snapshots holding it: ${[...holding].join(', ')}` : 'no complete snapshot holds it', { snapshotsHolding: [...holding] });
-    }
-    return { id: opts.toSnapshot, chosenBy: 'to-snapshot' };
-  }
-  const at = Date.parse(opts.toTime ?? '');
-  if (!Number.isFinite(at)) throw new WbsyncError('usage', `--to wants a time (ISO 8601, e.g. 2026-11-24T09:00:00Z), got '${opts.toTime ?? ''}'`);
-  const fit = deps.store
-    .listSnapshots()
-    .filter((s) => s.status === 'complete' && holding.has(s.id) && s.finishedAt !== null && Date.parse(s.finishedAt) <= at)
-    .sort((a, b) => b.id - a.id)[0];
-  if (!fit) throw refuse(`no complete snapshot holding module ${opts.moduleId} finished at or before ${opts.toTime}`, "run 'wbsync snapshots' to see what was backed up", { snapshotsHolding: [...holding] });
-  return { id: fit.id, chosenBy: 'to' };
 }
 
 /** The snapshot that shows the damage: the first complete one after the window, else the latest. */
@@ -202,12 +189,10 @@ export async function rollback(deps: RestoreDeps, opts: RollbackOptions): Promis
   const { client, store } = deps;
   const started = Date.now();
   const stats0 = client.stats().requests;
-  if ((opts.toSnapshot === undefined) === (opts.toTime === undefined)) throw new WbsyncError('usage', 'rollback needs exactly one of --to-snapshot N or --to TIME');
-  checkKinds(opts.kinds);
-  if (opts.changedBetween && !(Date.parse(opts.changedBetween[0]) <= Date.parse(opts.changedBetween[1]))) {
-    throw new WbsyncError('usage', `--changed-between wants two times, the earlier first (got ${opts.changedBetween.join(' ')})`);
-  }
-  const chosen = pickSnapshot(deps, opts);
+  const chosen = {
+    id: chooseSnapshot(store, 'module', opts.moduleId, opts.toTime !== undefined ? { atOrBefore: opts.toTime } : opts.toSnapshot),
+    chosenBy: opts.toTime !== undefined ? ('to' as const) : ('to-snapshot' as const),
+  };
   const baseState = store.stateAt(chosen.id)!;
   const base = treeFromState(baseState, opts.moduleId, store.db)!;
   const ws = base.module.workspaceId;

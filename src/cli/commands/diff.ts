@@ -5,7 +5,7 @@ import { EXIT_CODES, WbsyncError } from '../../domain/errors.js';
 import type { ServiceClient } from '../../api/port.js';
 import { formatDiff } from '../../restore/diff-format.js';
 import { runDiff } from '../../restore/diff-scope.js';
-import { checkKinds } from '../../restore/rollback-selection.js';
+import { kindsFlag } from './rollback.js';
 import { intFlag, listFlag, stringFlag } from '../flag-values.js';
 import type { Command } from '../command.js';
 import { openClient, openDb } from '../open.js';
@@ -56,7 +56,7 @@ export const diffCommand: Command = {
     const restoredAs = stringFlag(flags, 'restored');
     if (moduleId && workspaceId) throw new WbsyncError('usage', '--module and --workspace exclude each other', { hint: "see 'wbsync diff --help'" });
     if (restoredAs && !moduleId) throw new WbsyncError('usage', '--restored needs --module', { hint: "see 'wbsync diff --help'" });
-    const kinds = checkKinds(stringFlag(flags, 'kinds')?.split(',').map((k) => k.trim()).filter(Boolean));
+    const kinds = kindsFlag(flags);
     const selection = { kinds, columns: listFlag(flags, 'column'), records: listFlag(flags, 'record'), collections: listFlag(flags, 'collection') };
     const narrowed = !!(kinds?.length || selection.columns.length || selection.records.length || selection.collections.length);
     if (narrowed && !moduleId) throw new WbsyncError('usage', '--column, --record, --collection and --kinds need --module', { hint: "see 'wbsync diff --help'" });
