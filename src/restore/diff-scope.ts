@@ -13,7 +13,7 @@ import { filterEntries, type DiffSelection } from './diff-filter.js';
 import { pairRestoredModule } from './diff-pairing.js';
 import { restoredIdMap, restoredModules, rolledBackIdMap } from './journal.js';
 import { columnIdsOf, type RollbackKind } from './rollback-selection.js';
-import { readGrantsLive, treeFromLive, treeFromState, type ModuleTree } from './tree.js';
+import { readGrantsLive, treeFromLive, treeFromState, type LiveModuleReader, type ModuleTree } from './tree.js';
 
 export interface DiffScopeOptions {
   snapshotId?: number;
@@ -62,7 +62,7 @@ function offline(state: StateReader): Sides {
   };
 }
 
-function live(client: ServiceClient, known: StateReader): Sides {
+function live(client: ServiceClient, read: LiveModuleReader, known: StateReader): Sides {
   const grants = new Map<string, Promise<Map<string, Set<string>> | null>>();
   const members = new Map<string, Promise<Member[]>>();
   const membersOf = (ws: string): Promise<Member[]> => {
@@ -76,7 +76,7 @@ function live(client: ServiceClient, known: StateReader): Sides {
     recipes: (ws) => client.listWorkspaceAutomations(ws),
     tree: async (m, ws) => {
       if (!grants.has(ws)) grants.set(ws, membersOf(ws).then((ms) => readGrantsLive(client, ws, ms)));
-      return treeFromLive(client, m, known, await grants.get(ws)!);
+      return treeFromLive(read, client, m, known, await grants.get(ws)!);
     },
   };
 }
@@ -105,7 +105,8 @@ function selectionOf(s: NonNullable<DiffScopeOptions['selection']>, a: ModuleTre
   return { kinds: s.kinds?.length ? new Set(s.kinds) : null, columns: columnIdsOf(s.columns, [...a.columns, ...b.columns], a.module.name), records: set(s.records), collections: set(s.collections) };
 }
 
-export async function runDiff(deps: { client?: ServiceClient; store: Store }, opts: DiffScopeOptions): Promise<DiffReport> {
+/** `client` and `readLive` (the sync crawler, through restore's port) are needed against live only. */
+export async function runDiff(deps: { client?: ServiceClient; readLive?: LiveModuleReader; store: Store }, opts: DiffScopeOptions): Promise<DiffReport> {
   const { store } = deps;
   let snapshot = opts.snapshotId ?? store.latestCompleteSnapshot();
   if (snapshot === null || snapshot === undefined) throw new WbsyncError('usage', 'no complete snapshot to compare', { hint: "run 'wbsync sync' first" });
@@ -125,7 +126,8 @@ export async function runDiff(deps: { client?: ServiceClient; store: Store }, op
   let b: Sides;
   if (against === 'live') {
     if (!deps.client) throw new WbsyncError('usage', 'diff against live needs the service (baseUrl and key)');
-    b = live(deps.client, aState);
+    if (!deps.readLive) throw new WbsyncError('internal', 'diff against live was given no live module reader');
+    b = live(deps.client, deps.readLive, aState);
   } else {
     const bState = store.stateAt(against);
     if (!bState) throw new WbsyncError('usage', `snapshot ${against} does not exist or is not complete`);

@@ -16,7 +16,7 @@ import { chooseSnapshot, refuse, requireWritable, type RestoreDeps, type RunCont
 import { planRollback, type FoundBy, type Repointed } from './rollback-plan.js';
 import { feedVerdicts, mergeTouched, touchedByPin, type DamagePin } from './rollback-damage.js';
 import { ROLLBACK_KINDS, columnIdsOf, touchedByFeed, type FieldChange, type RollbackKind, type RollbackSelection } from './rollback-selection.js';
-import { treeFromLive, treeFromState, type ModuleTree } from './tree.js';
+import { treeFromLive, treeFromState, type LiveModuleReader, type ModuleTree } from './tree.js';
 import { commandLine } from '../domain/shell-command.js';
 
 /** The snapshot to go back to (exactly one): by id, or the newest complete one finished at or
@@ -185,7 +185,7 @@ function triggersOf(steps: Step[]): Set<string> {
   return out;
 }
 
-export async function rollback(deps: RestoreDeps, opts: RollbackOptions): Promise<RollbackResult> {
+export async function rollback(deps: RestoreDeps & { readLive: LiveModuleReader }, opts: RollbackOptions): Promise<RollbackResult> {
   const { client, store } = deps;
   const started = Date.now();
   const stats0 = client.stats().requests;
@@ -202,7 +202,7 @@ export async function rollback(deps: RestoreDeps, opts: RollbackOptions): Promis
   const latestState = store.stateAt()!;
   const after = { ...(treeFromState(store.stateAt(afterId)!, opts.moduleId) ?? base) };
   // reads only, side by side: who may write, the module as it is now, the workspace's recipes
-  const [, live, workspaceRecipes] = await Promise.all([requireWritable(client, ws), treeFromLive(client, liveModule, latestState, null), client.listWorkspaceAutomations(ws)]);
+  const [, live, workspaceRecipes] = await Promise.all([requireWritable(client, ws), treeFromLive(deps.readLive, client, liveModule, latestState, null), client.listWorkspaceAutomations(ws)]);
   const found = await findUnlisted(client, base, live, after);
 
   const columns = columnIdsOf(opts.columns, [...base.columns, ...live.columns], base.module.name);

@@ -1,6 +1,6 @@
 // A module with everything in it, as one value: what diff compares and what restore plans from.
-// Read either from the store (the state as of a snapshot) or live (through the sync crawler, so
-// both sides come out of the very same normalisers).
+// Read either from the store (the state as of a snapshot) or live, through the LiveModuleReader
+// port (the sync crawler, injected by the CLI, so both sides come out of the very same normalisers).
 
 import type { Amendment, Automation, BoardRecord, Cell, Collection, Column, Member, Module } from '../domain/entities.js';
 import { isWbsyncError } from '../domain/errors.js';
@@ -8,7 +8,6 @@ import type { ServiceClient } from '../api/port.js';
 import type Database from 'better-sqlite3';
 import { erasedIn, erasedSet } from '../store/erasure-ledger.js';
 import type { StateReader } from '../store/port.js';
-import { crawlModule } from '../sync/module-crawl.js';
 import type { NotRestored } from './plan-steps.js';
 import { commandLine } from '../domain/shell-command.js';
 
@@ -116,28 +115,24 @@ export function grantsOf(moduleId: string, grants: Map<string, Set<string>> | nu
   return [...grants.entries()].filter(([, ids]) => ids.has(moduleId)).map(([u]) => u).sort();
 }
 
+/** What a live read of one module gives: everything in it but the module and its grants. */
+export type LiveModuleContent = Pick<ModuleTree, 'collections' | 'columns' | 'records' | 'cells' | 'amendments' | 'automations'>;
+
 /**
- * Reads a module live with the sync crawler. `known` (a snapshot's state) lets the crawler tell
- * archived records (still answering by id) from deleted ones; records archived before are not
- * listable live and so are absent here.
+ * The port restore reads a module live through (the sync crawler implements it; the CLI injects
+ * it). `known` (a snapshot's state) lets the reader tell archived records (still answering by id)
+ * from deleted ones; records archived before are not listable live and so are absent.
  */
+export type LiveModuleReader = (client: ServiceClient, module: Module, known: StateReader | null) => Promise<LiveModuleContent>;
+
+/** A module read live through `read`, with the grants read beside it. */
 export async function treeFromLive(
+  read: LiveModuleReader,
   client: ServiceClient,
   module: Module,
   known: StateReader | null,
   grants: Map<string, Set<string>> | null,
 ): Promise<ModuleTree> {
-  const res = await crawlModule(client, module, known, { mode: 'full', namedRecords: new Set() });
-  const up = res.batch.upserts ?? {};
-  const gone = new Set((res.batch.gone ?? []).map((g) => g.id));
-  return {
-    module,
-    collections: up.collections ?? [],
-    columns: up.columns ?? [],
-    records: (up.records ?? []).filter((r) => !gone.has(r.id)),
-    cells: up.cells ?? [],
-    amendments: up.amendments ?? [],
-    automations: up.automations ?? [],
-    grants: grantsOf(module.id, grants),
-  };
+  const c = await read(client, module, known);
+  return { module, collections: c.collections, columns: c.columns, records: c.records, cells: c.cells, amendments: c.amendments, automations: c.automations, grants: grantsOf(module.id, grants) };
 }

@@ -9,6 +9,7 @@ import { runCli } from '../../src/cli/run.js';
 import type { Dialect } from '../../src/emulator/types.js';
 import { idMapOf } from '../../src/restore/journal.js';
 import { rollback, type RollbackResult, type RollbackScope, type RollbackTo } from '../../src/restore/rollback.js';
+import { readModuleLive } from '../../src/sync/live-module.js';
 import { api, dumpOf, makeHarness, silentLogger, unwrap, type Harness } from './harness.js';
 import { compareModules, formatDifferences, invertIdMap, readModule, type ModuleView } from './module-snapshot.js';
 
@@ -99,7 +100,7 @@ export async function syncAfterDamage(h: Harness, opts: { full?: boolean } = {})
 }
 
 export async function runRollback(h: Harness, opts: Omit<RollbackScope, 'attribution'> & RollbackTo, client: ServiceClient = h.client): Promise<RollbackResult> {
-  const r = await rollback({ client, store: h.store, logger: silentLogger }, { attribution: ATTRIBUTION, settleMs: 1, ...opts });
+  const r = await rollback({ client, store: h.store, logger: silentLogger, readLive: readModuleLive }, { attribution: ATTRIBUTION, settleMs: 1, ...opts });
   await h.emu.idle();
   return r;
 }

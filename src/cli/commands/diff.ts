@@ -5,6 +5,7 @@ import { EXIT_CODES, WbsyncError } from '../../domain/errors.js';
 import type { ServiceClient } from '../../api/port.js';
 import { formatDiff } from '../../restore/diff-format.js';
 import { runDiff } from '../../restore/diff-scope.js';
+import { readModuleLive } from '../../sync/live-module.js';
 import { kindsFlag } from './rollback.js';
 import { intFlag, listFlag, stringFlag } from '../flag-values.js';
 import type { Command } from '../command.js';
@@ -72,7 +73,7 @@ export const diffCommand: Command = {
     let client: ServiceClient | undefined;
     try {
       if (against === 'live') client = openClient(ctx);
-      const report = await runDiff({ client, store }, { snapshotId, moduleId, workspaceId, against, restoredAs, attribution: config.restore.attribution, ...(narrowed ? { selection } : {}) });
+      const report = await runDiff({ client, store, readLive: readModuleLive }, { snapshotId, moduleId, workspaceId, against, restoredAs, attribution: config.restore.attribution, ...(narrowed ? { selection } : {}) });
       if (ctx.json) ctx.emit({ ...report, equal: report.differences === 0 });
       else ctx.say(formatDiff(report));
       return report.differences === 0 ? EXIT_CODES.ok : EXIT_CODES.different;

@@ -9,6 +9,7 @@ import { intFlag, listFlag, stringFlag } from '../flag-values.js';
 import type { Command, FlagValues } from '../command.js';
 import { runJournaledCommand } from '../open.js';
 import { rollbackOfIncident } from '../../restore/rollback-incident.js';
+import { readModuleLive } from '../../sync/live-module.js';
 
 const usageHint = { hint: "see 'wbsync rollback --help'" };
 const show = (v: unknown): string => (v === null || v === undefined ? '(empty)' : JSON.stringify(v).slice(0, 80));
@@ -141,7 +142,7 @@ export const rollbackCommand: Command = {
       ({ client, store, onProgress }) => {
         const pinned = incident === undefined ? undefined : rollbackOfIncident(store.db, incident);
         return rollback(
-          { client, store, logger: ctx.logger() },
+          { client, store, logger: ctx.logger(), readLive: readModuleLive },
           {
             moduleId: pinned?.moduleId ?? flagModule!,
             ...(pinned ? { toSnapshot: pinned.toSnapshot } : to!),
