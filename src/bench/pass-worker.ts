@@ -10,10 +10,8 @@ import { runPass } from '../sync/pass.js';
 import { createReadStream, readFileSync, rmSync } from 'node:fs';
 import { deleteWorkspace } from './changes.js';
 import { naiveCrawl } from './naive-crawl.js';
-import { restoreModule } from '../restore/restore-module.js';
-import { rollback } from '../restore/rollback.js';
+import { restoreModule, restoreWorkspace, rollback } from '../restore/index.js';
 import { readModuleLive } from '../sync/live-module.js';
-import { restoreWorkspace } from '../restore/restore-workspace.js';
 
 export interface WorkerInput {
   baseUrl: string;

@@ -10,7 +10,7 @@ import { parseCommandArgs } from '../../src/cli/program.js';
 import { loadConfig } from '../../src/config/load.js';
 import { createLogger } from '../../src/config/logger.js';
 import type { Dialect } from '../../src/emulator/types.js';
-import { runDiff } from '../../src/restore/diff-scope.js';
+import { runDiff } from '../../src/restore/index.js';
 import { readModuleLive } from '../../src/sync/live-module.js';
 import { api, makeHarness, type Harness } from '../helpers/harness.js';
 

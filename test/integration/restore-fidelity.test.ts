@@ -3,10 +3,7 @@
 
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { Dialect } from '../../src/emulator/types.js';
-import { diffModuleTrees } from '../../src/restore/diff.js';
-import { restoredIdMap } from '../../src/restore/journal.js';
-import { restoreModule } from '../../src/restore/restore-module.js';
-import { readGrantsLive, treeFromLive, treeFromState } from '../../src/restore/tree.js';
+import { diffModuleTrees, readGrantsLive, restoredIdMap, restoreModule, treeFromLive, treeFromState } from '../../src/restore/index.js';
 import { readModuleLive } from '../../src/sync/live-module.js';
 import { api, makeHarness, type Harness } from '../helpers/harness.js';
 

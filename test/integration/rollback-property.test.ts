@@ -23,8 +23,7 @@
 // Against a running service too: WBSYNC_LIVE_URL + WBSYNC_LIVE_KEY_FILE (docs/real-backend.md).
 
 import { describe, expect, it } from 'vitest';
-import { idMapOf } from '../../src/restore/journal.js';
-import { rollback } from '../../src/restore/rollback.js';
+import { idMapOf, type NotRestored, POSITION_UNSEEN, rollback } from '../../src/restore/index.js';
 import { readModuleLive } from '../../src/sync/live-module.js';
 import { dumpOf, makeHarness, makeTargetHarness, silentLogger, type Harness } from '../helpers/harness.js';
 import { LIVE_SUBSTITUTES, LiveService } from '../helpers/live-service.js';
@@ -34,8 +33,6 @@ import { prng } from '../helpers/random-writes.js';
 import { RestoreWriter } from '../helpers/restore-writes.js';
 import { DamageWriter } from '../helpers/damage-writes.js';
 import { deadIdsIn, readReferences } from '../helpers/rollback-checks.js';
-import { POSITION_UNSEEN } from '../../src/restore/plan-content.js';
-import type { NotRestored } from '../../src/restore/plan-steps.js';
 import type { Dialect } from '../../src/emulator/types.js';
 
 const ROUNDS = Number(process.env.WBSYNC_ROLLBACK_ROUNDS ?? 3);

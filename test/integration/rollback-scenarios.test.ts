@@ -4,14 +4,11 @@
 // with exactly the later edits on top (recreated objects compared through the run's id map), and
 // every later edit must be reported as a conflict (exit 5 through the CLI).
 
-import { POSITION_UNSEEN } from '../../src/restore/plan-content.js';
+import { type FieldChange, idMapOf, POSITION_UNSEEN, runDiff } from '../../src/restore/index.js';
 import { describe, expect, it } from 'vitest';
 import type { Dialect } from '../../src/emulator/types.js';
-import type { FieldChange } from '../../src/restore/rollback-plan.js';
 import { api, dumpOf } from '../helpers/harness.js';
 import { checkDeclared, compareModules, formatDifferences, invertIdMap, readModule, type ModuleView } from '../helpers/module-snapshot.js';
-import { idMapOf } from '../../src/restore/journal.js';
-import { runDiff } from '../../src/restore/diff-scope.js';
 import { readModuleLive } from '../../src/sync/live-module.js';
 import {
   ATTRIBUTION,

@@ -3,8 +3,7 @@
 
 import { EXIT_CODES, WbsyncError } from '../../domain/errors.js';
 import type { ServiceClient } from '../../api/port.js';
-import { formatDiff } from '../../restore/diff-format.js';
-import { runDiff } from '../../restore/diff-scope.js';
+import { formatDiff, runDiff } from '../../restore/index.js';
 import { readModuleLive } from '../../sync/live-module.js';
 import { kindsFlag } from './rollback.js';
 import { intFlag, listFlag, stringFlag } from '../flag-values.js';

@@ -3,12 +3,10 @@
 // restore journal (run the same command again to resume).
 
 import { EXIT_CODES, WbsyncError } from '../../domain/errors.js';
-import { rollback, type RollbackResult, type RollbackTo } from '../../restore/rollback.js';
-import { ROLLBACK_KINDS, type FieldChange, type RollbackKind } from '../../restore/rollback-plan.js';
+import { type FieldChange, rollback, ROLLBACK_KINDS, type RollbackKind, rollbackOfIncident, type RollbackResult, type RollbackTo } from '../../restore/index.js';
 import { intFlag, listFlag, stringFlag } from '../flag-values.js';
 import type { Command, FlagValues } from '../command.js';
 import { runJournaledCommand } from '../open.js';
-import { rollbackOfIncident } from '../../restore/rollback-incident.js';
 import { readModuleLive } from '../../sync/live-module.js';
 
 const usageHint = { hint: "see 'wbsync rollback --help'" };
