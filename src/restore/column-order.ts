@@ -4,7 +4,7 @@
 // connected group, so the groups still run concurrently. Pure.
 
 import type { Column } from '../domain/entities.js';
-import { effectivePosition, serviceOrder, type Sibling } from './sibling-order.js';
+import { effectivePosition, serviceOrder, type Sibling } from './engine/sibling-order.js';
 
 export interface ColumnOrder<C> {
   /** Every column, in the order the plan lists its steps (chains take their members in this order). */

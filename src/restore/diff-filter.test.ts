@@ -2,7 +2,7 @@ import { describe, expect, it } from 'vitest';
 import type { EntityDiff } from './diff.js';
 import { filterEntries } from './diff-filter.js';
 import { cell, col, coll, mod, note, rec } from './fixtures.test-helpers.js';
-import type { ModuleTree } from './tree.js';
+import type { ModuleTree } from './engine/tree.js';
 
 const tree = (over: Partial<ModuleTree> = {}): ModuleTree => ({
   module: mod('m1'),

@@ -5,7 +5,7 @@
 
 import type { EntityDiff } from './diff.js';
 import type { RollbackKind } from './rollback-selection.js';
-import type { ModuleTree } from './tree.js';
+import type { ModuleTree } from './engine/tree.js';
 
 export interface DiffSelection {
   kinds: ReadonlySet<RollbackKind> | null;

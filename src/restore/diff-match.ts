@@ -3,8 +3,8 @@
 // The result is an id map (a-side id → b-side id) that diff then uses as if ids were equal.
 
 import type { Amendment, BoardRecord } from '../domain/entities.js';
-import { threadOrder } from './sibling-order.js';
-import type { ModuleTree } from './tree.js';
+import { threadOrder } from './engine/sibling-order.js';
+import type { ModuleTree } from './engine/tree.js';
 
 type Keyed<T> = { key: string; item: T };
 

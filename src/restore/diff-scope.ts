@@ -11,9 +11,9 @@ import type { StateReader, Store } from '../store/port.js';
 import { canon, diffModuleTrees, type DiffOptions, type EntityDiff, type ModuleDiff } from './diff.js';
 import { filterEntries, type DiffSelection } from './diff-filter.js';
 import { pairRestoredModule } from './diff-pairing.js';
-import { restoredIdMap, restoredModules, rolledBackIdMap } from './journal.js';
+import { restoredIdMap, restoredModules, rolledBackIdMap } from './engine/journal.js';
 import { columnIdsOf, type RollbackKind } from './rollback-selection.js';
-import { readGrantsLive, treeFromLive, treeFromState, type LiveModuleReader, type ModuleTree } from './tree.js';
+import { readGrantsLive, treeFromLive, treeFromState, type LiveModuleReader, type ModuleTree } from './engine/tree.js';
 
 export interface DiffScopeOptions {
   snapshotId?: number;

@@ -5,9 +5,9 @@
 
 import type { Amendment, BoardRecord, Cell, Column } from '../domain/entities.js';
 import { matchByShape } from './diff-match.js';
-import { translateIds } from './remap.js';
-import { threadOrder } from './sibling-order.js';
-import type { ModuleTree } from './tree.js';
+import { translateIds } from './engine/remap.js';
+import { threadOrder } from './engine/sibling-order.js';
+import type { ModuleTree } from './engine/tree.js';
 
 export type DiffEntity = 'module' | 'collection' | 'column' | 'record' | 'cell' | 'amendment' | 'automation' | 'grant' | 'member' | 'workspaceAutomation';
 

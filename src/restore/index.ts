@@ -3,12 +3,12 @@
 // directly. Inside, files import one another, never this one.
 
 // the engine: plan steps, the journal, what every command checks first, a module as one value
-export type { NotRestored, PlanSummary } from './plan-steps.js';
-export { summarisePlan } from './plan-steps.js';
-export { idMapOf, moduleRestorePairs, restoredIdMap, type ModuleRestorePair } from './journal.js';
-export { refuse, type RestoreDeps } from './preconditions.js';
-export { translateIds } from './remap.js';
-export { readGrantsLive, treeFromLive, treeFromState, type LiveModuleReader, type ModuleTree } from './tree.js';
+export type { NotRestored, PlanSummary } from './engine/plan-steps.js';
+export { summarisePlan } from './engine/plan-steps.js';
+export { idMapOf, moduleRestorePairs, restoredIdMap, type ModuleRestorePair } from './engine/journal.js';
+export { refuse, type RestoreDeps } from './engine/preconditions.js';
+export { translateIds } from './engine/remap.js';
+export { readGrantsLive, treeFromLive, treeFromState, type LiveModuleReader, type ModuleTree } from './engine/tree.js';
 
 // diff
 export { canon, diffModuleTrees, type DiffOptions, type EntityDiff, type FieldChange as DiffFieldChange, type ModuleDiff } from './diff.js';

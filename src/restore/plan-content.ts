@@ -3,9 +3,9 @@
 
 import type { Amendment, BoardRecord, Cell, Column } from '../domain/entities.js';
 import { cellData } from '../domain/cell-change.js';
-import type { NotRestored, Phase, Step } from './plan-steps.js';
-import { remappableCell } from './remap.js';
-import { serviceOrder, threadOrder, tieChains } from './sibling-order.js';
+import type { NotRestored, Phase, Step } from './engine/plan-steps.js';
+import { remappableCell } from './engine/remap.js';
+import { serviceOrder, threadOrder, tieChains } from './engine/sibling-order.js';
 
 /** Why a record may not sit where it sat: archived before the first backup, no listing ever showed
  * its position (it is recreated or moved without one, and the service puts it after the others). */

@@ -6,10 +6,10 @@
 
 import type { Automation, Member, Workspace } from '../domain/entities.js';
 import { planRestore } from './plan.js';
-import type { NotRestored, Phase, RestorePlan, Step } from './plan-steps.js';
-import { remappable, translateIds } from './remap.js';
-import { creationOrder } from './sibling-order.js';
-import type { ModuleTree } from './tree.js';
+import type { NotRestored, Phase, RestorePlan, Step } from './engine/plan-steps.js';
+import { remappable, translateIds } from './engine/remap.js';
+import { creationOrder } from './engine/sibling-order.js';
+import type { ModuleTree } from './engine/tree.js';
 
 export interface WorkspacePlanInput {
   workspace: Workspace;

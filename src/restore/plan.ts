@@ -5,11 +5,11 @@
 
 import type { Column } from '../domain/entities.js';
 import { planContent } from './plan-content.js';
-import { columnThen, type NotRestored, type Phase, type RestorePlan, type Step } from './plan-steps.js';
-import { remappable, targetModules, translateIds } from './remap.js';
+import { columnThen, type NotRestored, type Phase, type RestorePlan, type Step } from './engine/plan-steps.js';
+import { remappable, targetModules, translateIds } from './engine/remap.js';
 import { orderColumns } from './column-order.js';
-import { createdAtOf, creationOrder, serviceOrder, tieChains } from './sibling-order.js';
-import type { ModuleTree } from './tree.js';
+import { createdAtOf, creationOrder, serviceOrder, tieChains } from './engine/sibling-order.js';
+import type { ModuleTree } from './engine/tree.js';
 
 export interface PlanInput {
   tree: ModuleTree;

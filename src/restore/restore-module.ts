@@ -3,14 +3,14 @@
 
 import type { Member } from '../domain/entities.js';
 import { WbsyncError } from '../domain/errors.js';
-import { applyPlan } from './apply.js';
-import { journaledRun, type RunOutcome } from './journaled-run.js';
-import { latestRun, restoredIdMap } from './journal.js';
+import { applyPlan } from './engine/apply.js';
+import { journaledRun, type RunOutcome } from './engine/journaled-run.js';
+import { latestRun, restoredIdMap } from './engine/journal.js';
 import { planRestore } from './plan.js';
-import { summarisePlan, type NotRestored } from './plan-steps.js';
-import { pauseRecipes } from './pause.js';
-import { chooseSnapshot, refuse, requireWritable, type RestoreDeps, type RunControls } from './preconditions.js';
-import { treeFromState } from './tree.js';
+import { summarisePlan, type NotRestored } from './engine/plan-steps.js';
+import { pauseRecipes } from './engine/pause.js';
+import { chooseSnapshot, refuse, requireWritable, type RestoreDeps, type RunControls } from './engine/preconditions.js';
+import { treeFromState } from './engine/tree.js';
 
 export interface RestoreModuleOptions extends RunControls {
   moduleId: string;

@@ -9,13 +9,13 @@ import type { BoardRecord } from '../domain/entities.js';
 import { isWbsyncError } from '../domain/errors.js';
 import { erasedRecords } from '../store/erasure-ledger.js';
 import type { Store } from '../store/port.js';
-import { applyPlan } from './apply.js';
-import { RunJournal, latestRun, startRun } from './journal.js';
+import { applyPlan } from './engine/apply.js';
+import { RunJournal, latestRun, startRun } from './engine/journal.js';
 import { planContent } from './plan-content.js';
-import { targetModules } from './remap.js';
-import { summarisePlan, type NotRestored, type Phase, type PlanSummary, type RestorePlan } from './plan-steps.js';
-import { chooseSnapshot, refuse } from './preconditions.js';
-import { erasureView, withoutErasedAuthors } from './tree.js';
+import { targetModules } from './engine/remap.js';
+import { summarisePlan, type NotRestored, type Phase, type PlanSummary, type RestorePlan } from './engine/plan-steps.js';
+import { chooseSnapshot, refuse } from './engine/preconditions.js';
+import { erasureView, withoutErasedAuthors } from './engine/tree.js';
 import { commandLine } from '../domain/shell-command.js';
 
 export interface RestoreRecordsOptions {

@@ -4,16 +4,16 @@
 
 import type { ServiceClient } from '../api/port.js';
 import { WbsyncError, isWbsyncError } from '../domain/errors.js';
-import { applyPlan } from './apply.js';
-import { journaledRun, type RunOutcome } from './journaled-run.js';
-import { RunJournal, latestRun } from './journal.js';
+import { applyPlan } from './engine/apply.js';
+import { journaledRun, type RunOutcome } from './engine/journaled-run.js';
+import { RunJournal, latestRun } from './engine/journal.js';
 import { erasedIn } from '../store/erasure-ledger.js';
-import type { NotRestored } from './plan-steps.js';
+import type { NotRestored } from './engine/plan-steps.js';
 import { planWorkspace } from './plan-workspace.js';
-import { pauseRecipes } from './pause.js';
-import { summarisePlan } from './plan-steps.js';
-import { chooseSnapshot, refuse, requireWritable, type RestoreDeps, type RunControls } from './preconditions.js';
-import { treeFromState, type ModuleTree } from './tree.js';
+import { pauseRecipes } from './engine/pause.js';
+import { summarisePlan } from './engine/plan-steps.js';
+import { chooseSnapshot, refuse, requireWritable, type RestoreDeps, type RunControls } from './engine/preconditions.js';
+import { treeFromState, type ModuleTree } from './engine/tree.js';
 
 export interface RestoreWorkspaceOptions extends RunControls {
   workspaceId: string;

@@ -7,7 +7,7 @@
 // kind (./rollback/), in this order: collections, columns, what points at recreated structure,
 // records, cells, notes, recipes.
 
-import type { Phase, RestorePlan, Step } from './plan-steps.js';
+import type { Phase, RestorePlan, Step } from './engine/plan-steps.js';
 import { PlanContext, type RollbackInput, type RollbackPlanResult } from './rollback/context.js';
 import { planAmendments, planCells } from './rollback/plan-content.js';
 import { planRecords } from './rollback/plan-records.js';

@@ -5,9 +5,9 @@
 
 import type { Amendment, Cell } from '../../domain/entities.js';
 import { attributionLine } from '../plan-content.js';
-import type { Step } from '../plan-steps.js';
-import { remappableCell } from '../remap.js';
-import { threadOrder } from '../sibling-order.js';
+import type { Step } from '../engine/plan-steps.js';
+import { remappableCell } from '../engine/remap.js';
+import { threadOrder } from '../engine/sibling-order.js';
 import type { FieldChange } from '../rollback-selection.js';
 import { byId, cellsByKey, type PlanContext } from './context.js';
 import { restoreRecordsCommand } from './plan-records.js';

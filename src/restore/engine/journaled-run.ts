@@ -4,9 +4,9 @@
 // journal tells), and close the run as complete or failed. Restore module, restore workspace and
 // rollback share it; each brings its own plan and result.
 
-import type { ServiceClient } from '../api/port.js';
-import type { Logger } from '../config/logger.js';
-import type { Store } from '../store/port.js';
+import type { ServiceClient } from '../../api/port.js';
+import type { Logger } from '../../config/logger.js';
+import type { Store } from '../../store/port.js';
 import { RunJournal, startRun, type NewRun, type RestoreRun } from './journal.js';
 import { reactivateRecipes } from './pause.js';
 import type { NotRestored, PlanSummary } from './plan-steps.js';

@@ -2,8 +2,8 @@
 // found again, and the writes that follow a create. The engine (../apply.ts) owns the journal,
 // ordering, concurrency and failure rules; an applier only talks to the service.
 
-import type { CallOptions, ServiceClient } from '../../api/port.js';
-import { isWbsyncError } from '../../domain/errors.js';
+import type { CallOptions, ServiceClient } from '../../../api/port.js';
+import { isWbsyncError } from '../../../domain/errors.js';
 import type { Step, StepOp } from '../plan-steps.js';
 
 export interface StepContext {

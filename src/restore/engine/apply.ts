@@ -10,8 +10,8 @@
 //   rejected, an abort) stops the run, resumably.
 
 import PQueue from 'p-queue';
-import type { ServiceClient } from '../api/port.js';
-import { WbsyncError, isWbsyncError } from '../domain/errors.js';
+import type { ServiceClient } from '../../api/port.js';
+import { WbsyncError, isWbsyncError } from '../../domain/errors.js';
 import { applierFor, type Created, type StepContext } from './appliers/index.js';
 import type { RunJournal } from './journal.js';
 import type { NotRestored, Phase, RestorePlan, Step } from './plan-steps.js';

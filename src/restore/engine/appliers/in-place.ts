@@ -2,8 +2,8 @@
 // column and collection fields put back, an edited note's text put back. Targets that the run
 // recreated resolve through the journal like any old id; live ones map onto themselves.
 
-import { canonicalJson } from '../../domain/canonical-json.js';
-import { WbsyncError } from '../../domain/errors.js';
+import { canonicalJson } from '../../../domain/canonical-json.js';
+import { WbsyncError } from '../../../domain/errors.js';
 import { resolveCell } from '../remap.js';
 import { deleteOnce, type Appliers } from './types.js';
 

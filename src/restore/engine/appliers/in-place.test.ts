@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { WbsyncError } from '../../domain/errors.js';
+import { WbsyncError } from '../../../domain/errors.js';
 import { remappableCell } from '../remap.js';
 import { fakeContext } from './fake-context.test-helpers.js';
 import { inPlaceAppliers as A } from './in-place.js';

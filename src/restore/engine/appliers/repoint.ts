@@ -5,8 +5,8 @@
 // its on/off state as it is at that moment (the deployed service re-activates a recipe given a
 // complete body unless told otherwise; a paused one stays paused until the run switches it on).
 
-import { canonicalJson } from '../../domain/canonical-json.js';
-import { WbsyncError } from '../../domain/errors.js';
+import { canonicalJson } from '../../../domain/canonical-json.js';
+import { WbsyncError } from '../../../domain/errors.js';
 import type { ColumnThen } from '../plan-steps.js';
 import { resolveRefs } from '../remap.js';
 import { asCreated, differing, firstUnclaimed, type Appliers } from './types.js';

@@ -3,8 +3,8 @@
 // for the run and on again after it. The journal notes each one BEFORE it is paused, so a crash at
 // any point still ends with it re-activated by the resumed run.
 
-import type { ServiceClient } from '../api/port.js';
-import type { Automation } from '../domain/entities.js';
+import type { ServiceClient } from '../../api/port.js';
+import type { Automation } from '../../domain/entities.js';
 import type { RunJournal } from './journal.js';
 
 /** Pauses the active workspace recipes; returns every recipe this run holds paused. */

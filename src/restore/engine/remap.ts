@@ -2,7 +2,7 @@
 // restore gives every object of the module a new id, so the planner records which old ids a value
 // holds (its refs) and the applier swaps them for the new ones once those exist.
 
-import { WbsyncError } from '../domain/errors.js';
+import { WbsyncError } from '../../domain/errors.js';
 
 /** A value holding old ids of the restored module (`refs`), to be resolved when applied. */
 export interface Remappable<T> {

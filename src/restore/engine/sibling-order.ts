@@ -4,7 +4,7 @@
 // names, for each sibling that shares its position with another, the chain its create must join.
 // A thread of amendments is listed oldest first.
 
-import type { Amendment } from '../domain/entities.js';
+import type { Amendment } from '../../domain/entities.js';
 
 export interface Sibling {
   id: string;

@@ -2,14 +2,14 @@
 // Read either from the store (the state as of a snapshot) or live, through the LiveModuleReader
 // port (the sync crawler, injected by the CLI, so both sides come out of the very same normalisers).
 
-import type { Amendment, Automation, BoardRecord, Cell, Collection, Column, Member, Module } from '../domain/entities.js';
-import { isWbsyncError } from '../domain/errors.js';
-import type { ServiceClient } from '../api/port.js';
+import type { Amendment, Automation, BoardRecord, Cell, Collection, Column, Member, Module } from '../../domain/entities.js';
+import { isWbsyncError } from '../../domain/errors.js';
+import type { ServiceClient } from '../../api/port.js';
 import type Database from 'better-sqlite3';
-import { erasedIn, erasedSet } from '../store/erasure-ledger.js';
-import type { StateReader } from '../store/port.js';
+import { erasedIn, erasedSet } from '../../store/erasure-ledger.js';
+import type { StateReader } from '../../store/port.js';
 import type { NotRestored } from './plan-steps.js';
-import { commandLine } from '../domain/shell-command.js';
+import { commandLine } from '../../domain/shell-command.js';
 
 export interface ModuleTree {
   module: Module;

@@ -1,7 +1,7 @@
 // A recording stand-in for the service client, for the appliers' unit tests: every call is noted
 // with its arguments and answered from a table (or with the first argument echoed back).
 
-import type { ServiceClient } from '../../api/port.js';
+import type { ServiceClient } from '../../../api/port.js';
 import type { StepContext } from './types.js';
 
 export interface Recorded {

@@ -2,8 +2,8 @@
 // unless they share a `chain` (then one after another, in plan order). Every id a step names is an
 // OLD id, resolved through the journal's id map when the step runs.
 
-import type { AutomationInput, CreateColumnInput, UpdateColumnInput, UpdateRecordInput } from '../api/port.js';
-import type { Column, Tag } from '../domain/entities.js';
+import type { AutomationInput, CreateColumnInput, UpdateColumnInput, UpdateRecordInput } from '../../api/port.js';
+import type { Column, Tag } from '../../domain/entities.js';
 import type { Remappable } from './remap.js';
 
 export type CreateKind = 'workspace' | 'module' | 'collection' | 'column' | 'record' | 'subrecord' | 'cell' | 'amendment' | 'automation';

@@ -7,11 +7,11 @@
 // admins only (403 otherwise) in both dialects. A member or guest could make only a partial copy
 // (visibility and grants need owner/admin), so they are refused rather than half-served.
 
-import type { ServiceClient } from '../api/port.js';
-import type { Logger } from '../config/logger.js';
-import type { Member } from '../domain/entities.js';
-import { WbsyncError, isWbsyncError } from '../domain/errors.js';
-import type { Store } from '../store/port.js';
+import type { ServiceClient } from '../../api/port.js';
+import type { Logger } from '../../config/logger.js';
+import type { Member } from '../../domain/entities.js';
+import { WbsyncError, isWbsyncError } from '../../domain/errors.js';
+import type { Store } from '../../store/port.js';
 
 export interface RestoreDeps {
   client: ServiceClient;
