@@ -11,9 +11,9 @@ export { translateIds } from './engine/remap.js';
 export { readGrantsLive, treeFromLive, treeFromState, type LiveModuleReader, type ModuleTree } from './engine/tree.js';
 
 // diff
-export { canon, diffModuleTrees, type DiffOptions, type EntityDiff, type FieldChange as DiffFieldChange, type ModuleDiff } from './diff.js';
-export { runDiff, type DiffReport, type DiffScopeOptions } from './diff-scope.js';
-export { formatDiff } from './diff-format.js';
+export { canon, diffModuleTrees, type DiffOptions, type EntityDiff, type FieldChange as DiffFieldChange, type ModuleDiff } from './diff/trees.js';
+export { runDiff, type DiffReport, type DiffScopeOptions } from './diff/scope.js';
+export { formatDiff } from './diff/format.js';
 
 // restore module, restore records, restore workspace
 export { planRestore, type PlanInput } from './plan.js';

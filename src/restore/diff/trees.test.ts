@@ -1,7 +1,7 @@
 import { describe, expect, it } from 'vitest';
-import { attributionPattern, diffModuleTrees, stripAttribution } from './diff.js';
-import { sampleTree } from './fixtures.test-helpers.js';
-import type { ModuleTree } from './engine/tree.js';
+import { attributionPattern, diffModuleTrees, stripAttribution } from './trees.js';
+import { sampleTree } from '../fixtures.test-helpers.js';
+import type { ModuleTree } from '../engine/tree.js';
 
 /** The sample with every id renamed, as a restore would leave it. */
 function restoredCopy(t: ModuleTree, line = ''): ModuleTree {

@@ -3,11 +3,11 @@
 // fields a user set are. Ids inside values (settings, recipes, relation cells) are translated
 // through the same a → b id map that pairs the objects, so a restored copy compares equal.
 
-import type { Amendment, BoardRecord, Cell, Column } from '../domain/entities.js';
-import { matchByShape } from './diff-match.js';
-import { translateIds } from './engine/remap.js';
-import { threadOrder } from './engine/sibling-order.js';
-import type { ModuleTree } from './engine/tree.js';
+import type { Amendment, BoardRecord, Cell, Column } from '../../domain/entities.js';
+import { matchByShape } from './match.js';
+import { translateIds } from '../engine/remap.js';
+import { threadOrder } from '../engine/sibling-order.js';
+import type { ModuleTree } from '../engine/tree.js';
 
 export type DiffEntity = 'module' | 'collection' | 'column' | 'record' | 'cell' | 'amendment' | 'automation' | 'grant' | 'member' | 'workspaceAutomation';
 
@@ -50,8 +50,8 @@ export interface DiffOptions {
 }
 
 // canon and cellData live in the domain, with the one cell counting the tripwire shares
-export { canon, cellData } from '../domain/cell-change.js';
-import { canon, cellData } from '../domain/cell-change.js';
+export { canon, cellData } from '../../domain/cell-change.js';
+import { canon, cellData } from '../../domain/cell-change.js';
 
 function escapeRe(s: string): string {
   return s.replace(/[.*+?^${}()|[\]\\]/g, '\\$&');

@@ -1,8 +1,8 @@
 import { describe, expect, it } from 'vitest';
-import type { EntityDiff } from './diff.js';
-import { filterEntries } from './diff-filter.js';
-import { cell, col, coll, mod, note, rec } from './fixtures.test-helpers.js';
-import type { ModuleTree } from './engine/tree.js';
+import type { EntityDiff } from './trees.js';
+import { filterEntries } from './filter.js';
+import { cell, col, coll, mod, note, rec } from '../fixtures.test-helpers.js';
+import type { ModuleTree } from '../engine/tree.js';
 
 const tree = (over: Partial<ModuleTree> = {}): ModuleTree => ({
   module: mod('m1'),

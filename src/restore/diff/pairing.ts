@@ -4,10 +4,10 @@
 // X the deleted module a restore brought back (compared from that snapshot with its live copy).
 // Anything else is refused with the command that works.
 
-import { commandLine } from '../domain/shell-command.js';
-import { WbsyncError } from '../domain/errors.js';
-import type { Store } from '../store/port.js';
-import { restoredAs, restoredFrom } from './engine/journal.js';
+import { commandLine } from '../../domain/shell-command.js';
+import { WbsyncError } from '../../domain/errors.js';
+import type { Store } from '../../store/port.js';
+import { restoredAs, restoredFrom } from '../engine/journal.js';
 
 export interface DiffPairing {
   /** The module to read from the snapshot. */

@@ -2,9 +2,9 @@
 // objects are paired with the snapshot's by what they are (names, scopes, order), not by id.
 // The result is an id map (a-side id → b-side id) that diff then uses as if ids were equal.
 
-import type { Amendment, BoardRecord } from '../domain/entities.js';
-import { threadOrder } from './engine/sibling-order.js';
-import type { ModuleTree } from './engine/tree.js';
+import type { Amendment, BoardRecord } from '../../domain/entities.js';
+import { threadOrder } from '../engine/sibling-order.js';
+import type { ModuleTree } from '../engine/tree.js';
 
 type Keyed<T> = { key: string; item: T };
 

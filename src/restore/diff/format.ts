@@ -1,7 +1,7 @@
 // Human output of a diff: grouped by module, one line per entity, fields as before → after.
 
-import type { EntityDiff } from './diff.js';
-import type { DiffReport } from './diff-scope.js';
+import type { EntityDiff } from './trees.js';
+import type { DiffReport } from './scope.js';
 
 const SIGN = { added: '+', removed: '-', changed: '~' } as const;
 

@@ -3,9 +3,9 @@
 // entries are placed through the two trees they came from (b-side ids of recreated objects through
 // the id map, back to the snapshot's).
 
-import type { EntityDiff } from './diff.js';
-import type { RollbackKind } from './rollback-selection.js';
-import type { ModuleTree } from './engine/tree.js';
+import type { EntityDiff } from './trees.js';
+import type { RollbackKind } from '../rollback-selection.js';
+import type { ModuleTree } from '../engine/tree.js';
 
 export interface DiffSelection {
   kinds: ReadonlySet<RollbackKind> | null;

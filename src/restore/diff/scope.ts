@@ -4,16 +4,16 @@
 // compared with its restored copy through the restore journal's id map (so a faithful restore
 // shows no difference); `restoredAs` names a live copy explicitly (matched by shape).
 
-import type { ServiceClient } from '../api/port.js';
-import type { Automation, Member, Module } from '../domain/entities.js';
-import { WbsyncError } from '../domain/errors.js';
-import type { StateReader, Store } from '../store/port.js';
-import { canon, diffModuleTrees, type DiffOptions, type EntityDiff, type ModuleDiff } from './diff.js';
-import { filterEntries, type DiffSelection } from './diff-filter.js';
-import { pairRestoredModule } from './diff-pairing.js';
-import { restoredIdMap, restoredModules, rolledBackIdMap } from './engine/journal.js';
-import { columnIdsOf, type RollbackKind } from './rollback-selection.js';
-import { readGrantsLive, treeFromLive, treeFromState, type LiveModuleReader, type ModuleTree } from './engine/tree.js';
+import type { ServiceClient } from '../../api/port.js';
+import type { Automation, Member, Module } from '../../domain/entities.js';
+import { WbsyncError } from '../../domain/errors.js';
+import type { StateReader, Store } from '../../store/port.js';
+import { canon, diffModuleTrees, type DiffOptions, type EntityDiff, type ModuleDiff } from './trees.js';
+import { filterEntries, type DiffSelection } from './filter.js';
+import { pairRestoredModule } from './pairing.js';
+import { restoredIdMap, restoredModules, rolledBackIdMap } from '../engine/journal.js';
+import { columnIdsOf, type RollbackKind } from '../rollback-selection.js';
+import { readGrantsLive, treeFromLive, treeFromState, type LiveModuleReader, type ModuleTree } from '../engine/tree.js';
 
 export interface DiffScopeOptions {
   snapshotId?: number;
