@@ -16,9 +16,9 @@ export { runDiff, type DiffReport, type DiffScopeOptions } from './diff/scope.js
 export { formatDiff } from './diff/format.js';
 
 // restore module, restore records, restore workspace
-export { planRestore, type PlanInput } from './plan.js';
-export { POSITION_UNSEEN } from './plan-content.js';
-export { restoreModule, type RestoreModuleOptions, type RestoreModuleResult } from './restore-module.js';
+export { planRestore, type PlanInput } from './module/plan.js';
+export { POSITION_UNSEEN } from './module/plan-content.js';
+export { restoreModule, type RestoreModuleOptions, type RestoreModuleResult } from './module/restore-module.js';
 export { restoreRecords, type RestoreRecordsOptions, type RestoreRecordsResult } from './restore-records.js';
 export { mapUsers } from './plan-workspace.js';
 export { restoreWorkspace, type RestoreWorkspaceOptions, type RestoreWorkspaceResult } from './restore-workspace.js';

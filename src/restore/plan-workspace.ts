@@ -5,7 +5,7 @@
 // module. Users are mapped old → new (--map-users) in every value that names them first.
 
 import type { Automation, Member, Workspace } from '../domain/entities.js';
-import { planRestore } from './plan.js';
+import { planRestore } from './module/plan.js';
 import type { NotRestored, Phase, RestorePlan, Step } from './engine/plan-steps.js';
 import { remappable, translateIds } from './engine/remap.js';
 import { creationOrder } from './engine/sibling-order.js';

@@ -11,7 +11,7 @@ import { erasedRecords } from '../store/erasure-ledger.js';
 import type { Store } from '../store/port.js';
 import { applyPlan } from './engine/apply.js';
 import { RunJournal, latestRun, startRun } from './engine/journal.js';
-import { planContent } from './plan-content.js';
+import { planContent } from './module/plan-content.js';
 import { targetModules } from './engine/remap.js';
 import { summarisePlan, type NotRestored, type Phase, type PlanSummary, type RestorePlan } from './engine/plan-steps.js';
 import { chooseSnapshot, refuse } from './engine/preconditions.js';

@@ -4,7 +4,7 @@
 // notes (plan-records.ts); records declared not restored take theirs along unlisted.
 
 import type { Amendment, Cell } from '../../domain/entities.js';
-import { attributionLine } from '../plan-content.js';
+import { attributionLine } from '../module/plan-content.js';
 import type { Step } from '../engine/plan-steps.js';
 import { remappableCell } from '../engine/remap.js';
 import { threadOrder } from '../engine/sibling-order.js';

@@ -3,13 +3,13 @@
 // column (both scopes) before the first sub-record so nothing gets seeded, parents before replies,
 // automations last so they cannot fire on the restore's own writes.
 
-import type { Column } from '../domain/entities.js';
+import type { Column } from '../../domain/entities.js';
 import { planContent } from './plan-content.js';
-import { columnThen, type NotRestored, type Phase, type RestorePlan, type Step } from './engine/plan-steps.js';
-import { remappable, targetModules, translateIds } from './engine/remap.js';
+import { columnThen, type NotRestored, type Phase, type RestorePlan, type Step } from '../engine/plan-steps.js';
+import { remappable, targetModules, translateIds } from '../engine/remap.js';
 import { orderColumns } from './column-order.js';
-import { createdAtOf, creationOrder, serviceOrder, tieChains } from './engine/sibling-order.js';
-import type { ModuleTree } from './engine/tree.js';
+import { createdAtOf, creationOrder, serviceOrder, tieChains } from '../engine/sibling-order.js';
+import type { ModuleTree } from '../engine/tree.js';
 
 export interface PlanInput {
   tree: ModuleTree;

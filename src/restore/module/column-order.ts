@@ -3,8 +3,8 @@
 // `via`, a relation to its own module) after that column. Both constraints are kept in one chain per
 // connected group, so the groups still run concurrently. Pure.
 
-import type { Column } from '../domain/entities.js';
-import { effectivePosition, serviceOrder, type Sibling } from './engine/sibling-order.js';
+import type { Column } from '../../domain/entities.js';
+import { effectivePosition, serviceOrder, type Sibling } from '../engine/sibling-order.js';
 
 export interface ColumnOrder<C> {
   /** Every column, in the order the plan lists its steps (chains take their members in this order). */

@@ -1,16 +1,16 @@
 // `restore module`: refusals first (reads only), then the plan, then — unless a dry run — the
 // journaled apply, with the workspace's recipes paused around it when asked.
 
-import type { Member } from '../domain/entities.js';
-import { WbsyncError } from '../domain/errors.js';
-import { applyPlan } from './engine/apply.js';
-import { journaledRun, type RunOutcome } from './engine/journaled-run.js';
-import { latestRun, restoredIdMap } from './engine/journal.js';
+import type { Member } from '../../domain/entities.js';
+import { WbsyncError } from '../../domain/errors.js';
+import { applyPlan } from '../engine/apply.js';
+import { journaledRun, type RunOutcome } from '../engine/journaled-run.js';
+import { latestRun, restoredIdMap } from '../engine/journal.js';
 import { planRestore } from './plan.js';
-import { summarisePlan, type NotRestored } from './engine/plan-steps.js';
-import { pauseRecipes } from './engine/pause.js';
-import { chooseSnapshot, refuse, requireWritable, type RestoreDeps, type RunControls } from './engine/preconditions.js';
-import { treeFromState } from './engine/tree.js';
+import { summarisePlan, type NotRestored } from '../engine/plan-steps.js';
+import { pauseRecipes } from '../engine/pause.js';
+import { chooseSnapshot, refuse, requireWritable, type RestoreDeps, type RunControls } from '../engine/preconditions.js';
+import { treeFromState } from '../engine/tree.js';
 
 export interface RestoreModuleOptions extends RunControls {
   moduleId: string;

@@ -1,8 +1,8 @@
 import { describe, expect, it } from 'vitest';
 import { planRestore } from './plan.js';
-import { allSteps, type Step } from './engine/plan-steps.js';
-import { resolveCell, resolveRefs } from './engine/remap.js';
-import { sampleTree } from './fixtures.test-helpers.js';
+import { allSteps, type Step } from '../engine/plan-steps.js';
+import { resolveCell, resolveRefs } from '../engine/remap.js';
+import { sampleTree } from '../fixtures.test-helpers.js';
 
 const input = () => ({
   tree: sampleTree(),

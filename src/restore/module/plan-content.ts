@@ -1,11 +1,11 @@
 // The content part of a restore plan — records, sub-records, cells, amendment threads, archival —
 // shared by `restore module` (everything new) and `restore records` (into a live module). Pure.
 
-import type { Amendment, BoardRecord, Cell, Column } from '../domain/entities.js';
-import { cellData } from '../domain/cell-change.js';
-import type { NotRestored, Phase, Step } from './engine/plan-steps.js';
-import { remappableCell } from './engine/remap.js';
-import { serviceOrder, threadOrder, tieChains } from './engine/sibling-order.js';
+import type { Amendment, BoardRecord, Cell, Column } from '../../domain/entities.js';
+import { cellData } from '../../domain/cell-change.js';
+import type { NotRestored, Phase, Step } from '../engine/plan-steps.js';
+import { remappableCell } from '../engine/remap.js';
+import { serviceOrder, threadOrder, tieChains } from '../engine/sibling-order.js';
 
 /** Why a record may not sit where it sat: archived before the first backup, no listing ever showed
  * its position (it is recreated or moved without one, and the service puts it after the others). */
