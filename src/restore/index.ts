@@ -19,7 +19,7 @@ export { formatDiff } from './diff/format.js';
 export { planRestore, type PlanInput } from './module/plan.js';
 export { POSITION_UNSEEN } from './module/plan-content.js';
 export { restoreModule, type RestoreModuleOptions, type RestoreModuleResult } from './module/restore-module.js';
-export { restoreRecords, type RestoreRecordsOptions, type RestoreRecordsResult } from './restore-records.js';
+export { restoreRecords, type RestoreRecordsOptions, type RestoreRecordsResult } from './records/restore-records.js';
 export { mapUsers } from './plan-workspace.js';
 export { restoreWorkspace, type RestoreWorkspaceOptions, type RestoreWorkspaceResult } from './restore-workspace.js';
 

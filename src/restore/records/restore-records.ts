@@ -4,19 +4,19 @@
 // no longer holds is recreated in its collection (or --collection) with sub-records, cells and
 // amendment threads. Journaled and resumable like a module restore.
 
-import type { ServiceClient } from '../api/port.js';
-import type { BoardRecord } from '../domain/entities.js';
-import { isWbsyncError } from '../domain/errors.js';
-import { erasedRecords } from '../store/erasure-ledger.js';
-import type { Store } from '../store/port.js';
-import { applyPlan } from './engine/apply.js';
-import { RunJournal, latestRun, startRun } from './engine/journal.js';
-import { planContent } from './module/plan-content.js';
-import { targetModules } from './engine/remap.js';
-import { summarisePlan, type NotRestored, type Phase, type PlanSummary, type RestorePlan } from './engine/plan-steps.js';
-import { chooseSnapshot, refuse } from './engine/preconditions.js';
-import { erasureView, withoutErasedAuthors } from './engine/tree.js';
-import { commandLine } from '../domain/shell-command.js';
+import type { ServiceClient } from '../../api/port.js';
+import type { BoardRecord } from '../../domain/entities.js';
+import { isWbsyncError } from '../../domain/errors.js';
+import { erasedRecords } from '../../store/erasure-ledger.js';
+import type { Store } from '../../store/port.js';
+import { applyPlan } from '../engine/apply.js';
+import { RunJournal, latestRun, startRun } from '../engine/journal.js';
+import { planContent } from '../module/plan-content.js';
+import { targetModules } from '../engine/remap.js';
+import { summarisePlan, type NotRestored, type Phase, type PlanSummary, type RestorePlan } from '../engine/plan-steps.js';
+import { chooseSnapshot, refuse } from '../engine/preconditions.js';
+import { erasureView, withoutErasedAuthors } from '../engine/tree.js';
+import { commandLine } from '../../domain/shell-command.js';
 
 export interface RestoreRecordsOptions {
   recordIds: string[];
