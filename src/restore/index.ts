@@ -20,8 +20,8 @@ export { planRestore, type PlanInput } from './module/plan.js';
 export { POSITION_UNSEEN } from './module/plan-content.js';
 export { restoreModule, type RestoreModuleOptions, type RestoreModuleResult } from './module/restore-module.js';
 export { restoreRecords, type RestoreRecordsOptions, type RestoreRecordsResult } from './records/restore-records.js';
-export { mapUsers } from './plan-workspace.js';
-export { restoreWorkspace, type RestoreWorkspaceOptions, type RestoreWorkspaceResult } from './restore-workspace.js';
+export { mapUsers } from './workspace/plan-workspace.js';
+export { restoreWorkspace, type RestoreWorkspaceOptions, type RestoreWorkspaceResult } from './workspace/restore-workspace.js';
 
 // rollback
 export { planRollback, ROLLBACK_KINDS, type FieldChange, type RollbackKind } from './rollback-plan.js';

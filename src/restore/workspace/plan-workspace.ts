@@ -4,12 +4,12 @@
 // the restored modules are remapped like a module's own ids — then the recipes that watch every
 // module. Users are mapped old → new (--map-users) in every value that names them first.
 
-import type { Automation, Member, Workspace } from '../domain/entities.js';
-import { planRestore } from './module/plan.js';
-import type { NotRestored, Phase, RestorePlan, Step } from './engine/plan-steps.js';
-import { remappable, translateIds } from './engine/remap.js';
-import { creationOrder } from './engine/sibling-order.js';
-import type { ModuleTree } from './engine/tree.js';
+import type { Automation, Member, Workspace } from '../../domain/entities.js';
+import { planRestore } from '../module/plan.js';
+import type { NotRestored, Phase, RestorePlan, Step } from '../engine/plan-steps.js';
+import { remappable, translateIds } from '../engine/remap.js';
+import { creationOrder } from '../engine/sibling-order.js';
+import type { ModuleTree } from '../engine/tree.js';
 
 export interface WorkspacePlanInput {
   workspace: Workspace;

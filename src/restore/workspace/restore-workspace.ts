@@ -2,18 +2,18 @@
 // an existing one — through one journal: refusals first (reads only), then the plan, then, unless a
 // dry run, the journaled apply. Running the same command again resumes; nothing is created twice.
 
-import type { ServiceClient } from '../api/port.js';
-import { WbsyncError, isWbsyncError } from '../domain/errors.js';
-import { applyPlan } from './engine/apply.js';
-import { journaledRun, type RunOutcome } from './engine/journaled-run.js';
-import { RunJournal, latestRun } from './engine/journal.js';
-import { erasedIn } from '../store/erasure-ledger.js';
-import type { NotRestored } from './engine/plan-steps.js';
+import type { ServiceClient } from '../../api/port.js';
+import { WbsyncError, isWbsyncError } from '../../domain/errors.js';
+import { applyPlan } from '../engine/apply.js';
+import { journaledRun, type RunOutcome } from '../engine/journaled-run.js';
+import { RunJournal, latestRun } from '../engine/journal.js';
+import { erasedIn } from '../../store/erasure-ledger.js';
+import type { NotRestored } from '../engine/plan-steps.js';
 import { planWorkspace } from './plan-workspace.js';
-import { pauseRecipes } from './engine/pause.js';
-import { summarisePlan } from './engine/plan-steps.js';
-import { chooseSnapshot, refuse, requireWritable, type RestoreDeps, type RunControls } from './engine/preconditions.js';
-import { treeFromState, type ModuleTree } from './engine/tree.js';
+import { pauseRecipes } from '../engine/pause.js';
+import { summarisePlan } from '../engine/plan-steps.js';
+import { chooseSnapshot, refuse, requireWritable, type RestoreDeps, type RunControls } from '../engine/preconditions.js';
+import { treeFromState, type ModuleTree } from '../engine/tree.js';
 
 export interface RestoreWorkspaceOptions extends RunControls {
   workspaceId: string;

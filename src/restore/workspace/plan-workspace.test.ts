@@ -1,8 +1,8 @@
 import { describe, expect, it } from 'vitest';
-import type { Member, Workspace } from '../domain/entities.js';
-import { cell, col, coll, mod, rec } from './fixtures.test-helpers.js';
+import type { Member, Workspace } from '../../domain/entities.js';
+import { cell, col, coll, mod, rec } from '../fixtures.test-helpers.js';
 import { mapUsers, planWorkspace } from './plan-workspace.js';
-import type { ModuleTree } from './engine/tree.js';
+import type { ModuleTree } from '../engine/tree.js';
 
 const ws: Workspace = { id: 'w', name: 'Ops', slug: null, description: 'runbooks', icon: null, banner: null, createdAt: null, updatedAt: null, raw: {} } as Workspace;
 const member = (userId: string, role: string): Member => ({ workspaceId: 'w', userId, membershipId: null, role, status: 'active', firstName: userId, lastName: null, email: null, joinedAt: null, raw: {} }) as Member;
