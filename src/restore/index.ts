@@ -24,6 +24,6 @@ export { mapUsers } from './workspace/plan-workspace.js';
 export { restoreWorkspace, type RestoreWorkspaceOptions, type RestoreWorkspaceResult } from './workspace/restore-workspace.js';
 
 // rollback
-export { planRollback, ROLLBACK_KINDS, type FieldChange, type RollbackKind } from './rollback-plan.js';
-export { rollback, type RollbackOptions, type RollbackResult, type RollbackScope, type RollbackTo } from './rollback.js';
-export { rollbackOfIncident } from './rollback-incident.js';
+export { planRollback, ROLLBACK_KINDS, type FieldChange, type RollbackKind } from './rollback/plan.js';
+export { rollback, type RollbackOptions, type RollbackResult, type RollbackScope, type RollbackTo } from './rollback/rollback.js';
+export { rollbackOfIncident } from './rollback/incident.js';

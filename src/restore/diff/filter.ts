@@ -4,7 +4,7 @@
 // the id map, back to the snapshot's).
 
 import type { EntityDiff } from './trees.js';
-import type { RollbackKind } from '../rollback-selection.js';
+import type { RollbackKind } from '../rollback/selection.js';
 import type { ModuleTree } from '../engine/tree.js';
 
 export interface DiffSelection {

@@ -12,7 +12,7 @@ import { canon, diffModuleTrees, type DiffOptions, type EntityDiff, type ModuleD
 import { filterEntries, type DiffSelection } from './filter.js';
 import { pairRestoredModule } from './pairing.js';
 import { restoredIdMap, restoredModules, rolledBackIdMap } from '../engine/journal.js';
-import { columnIdsOf, type RollbackKind } from '../rollback-selection.js';
+import { columnIdsOf, type RollbackKind } from '../rollback/selection.js';
 import { readGrantsLive, treeFromLive, treeFromState, type LiveModuleReader, type ModuleTree } from '../engine/tree.js';
 
 export interface DiffScopeOptions {

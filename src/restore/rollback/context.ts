@@ -3,11 +3,11 @@
 // collects (writes, conflicts, steps per phase, what is not restored, live ids the journal maps onto
 // themselves, ids the run gives a new object). One planner per entity kind fills it, in order.
 
-import { pinnedVerdict } from '../rollback-damage.js';
+import { pinnedVerdict } from './damage.js';
 import type { Automation, BoardRecord, Cell } from '../../domain/entities.js';
 import { canon } from '../../domain/cell-change.js';
 import type { NotRestored, Phase, Step } from '../engine/plan-steps.js';
-import { selectionOf, type FieldChange, type RollbackSelection, type Selected } from '../rollback-selection.js';
+import { selectionOf, type FieldChange, type RollbackSelection, type Selected } from './selection.js';
 import type { ModuleTree } from '../engine/tree.js';
 
 export type LiveKind = 'collection' | 'column' | 'record' | 'cell' | 'amendment';

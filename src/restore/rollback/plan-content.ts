@@ -8,7 +8,7 @@ import { attributionLine } from '../module/plan-content.js';
 import type { Step } from '../engine/plan-steps.js';
 import { remappableCell } from '../engine/remap.js';
 import { threadOrder } from '../engine/sibling-order.js';
-import type { FieldChange } from '../rollback-selection.js';
+import type { FieldChange } from './selection.js';
 import { byId, cellsByKey, type PlanContext } from './context.js';
 import { restoreRecordsCommand } from './plan-records.js';
 

@@ -1,7 +1,7 @@
 import { describe, expect, it } from 'vitest';
 import { cell, col, coll, mod, note, rec, recipe } from '../fixtures.test-helpers.js';
 import { allSteps, type Step } from '../engine/plan-steps.js';
-import { planRollback, ROLLBACK_KINDS, type RollbackInput, type RollbackSelection } from '../rollback-plan.js';
+import { planRollback, ROLLBACK_KINDS, type RollbackInput, type RollbackSelection } from './plan.js';
 import type { ModuleTree } from '../engine/tree.js';
 
 // A board with a parent and two sub-records (one archived), a relation column and a reference

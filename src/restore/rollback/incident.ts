@@ -4,11 +4,11 @@
 // keeps (as conflicts) every other write. Nothing in the command line comes from the service.
 
 import type Database from 'better-sqlite3';
-import { commandLine } from '../domain/shell-command.js';
-import { WbsyncError } from '../domain/errors.js';
-import { getIncident, listIncidents } from '../store/incidents.js';
-import type { DamagePin } from './rollback-damage.js';
-import type { RollbackKind } from './rollback-selection.js';
+import { commandLine } from '../../domain/shell-command.js';
+import { WbsyncError } from '../../domain/errors.js';
+import { getIncident, listIncidents } from '../../store/incidents.js';
+import type { DamagePin } from './damage.js';
+import type { RollbackKind } from './selection.js';
 
 export interface PinnedRollback {
   moduleId: string;

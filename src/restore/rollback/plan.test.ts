@@ -1,9 +1,9 @@
 import { describe, expect, it } from 'vitest';
-import { cell, col, coll, note, rec } from './fixtures.test-helpers.js';
-import { allSteps, type Step } from './engine/plan-steps.js';
-import { planRollback, ROLLBACK_KINDS, type RollbackInput, type RollbackSelection } from './rollback-plan.js';
-import type { ModuleTree } from './engine/tree.js';
-import { mod } from './fixtures.test-helpers.js';
+import { cell, col, coll, note, rec } from '../fixtures.test-helpers.js';
+import { allSteps, type Step } from '../engine/plan-steps.js';
+import { planRollback, ROLLBACK_KINDS, type RollbackInput, type RollbackSelection } from './plan.js';
+import type { ModuleTree } from '../engine/tree.js';
+import { mod } from '../fixtures.test-helpers.js';
 
 function tree(over: Partial<ModuleTree> = {}): ModuleTree {
   return {

@@ -3,21 +3,21 @@
 // the plan (rollback-plan.ts) and — unless a dry run — the same journaled applier as restore module,
 // with the module's and the workspace's recipes paused around it when asked.
 
-import type { Automation, BoardRecord, Cell } from '../domain/entities.js';
-import { WbsyncError, isWbsyncError } from '../domain/errors.js';
-import type { StateReader } from '../store/port.js';
-import { applyPlan } from './engine/apply.js';
-import { journaledRun, type RunOutcome } from './engine/journaled-run.js';
-import { latestRun } from './engine/journal.js';
-import { pauseRecipeList } from './engine/pause.js';
-import type { Step } from './engine/plan-steps.js';
-import { summarisePlan } from './engine/plan-steps.js';
-import { chooseSnapshot, refuse, requireWritable, type RestoreDeps, type RunControls } from './engine/preconditions.js';
-import { planRollback, type FoundBy, type Repointed } from './rollback-plan.js';
-import { feedVerdicts, mergeTouched, touchedByPin, type DamagePin } from './rollback-damage.js';
-import { ROLLBACK_KINDS, columnIdsOf, touchedByFeed, type FieldChange, type RollbackKind, type RollbackSelection } from './rollback-selection.js';
-import { treeFromLive, treeFromState, type LiveModuleReader, type ModuleTree } from './engine/tree.js';
-import { commandLine } from '../domain/shell-command.js';
+import type { Automation, BoardRecord, Cell } from '../../domain/entities.js';
+import { WbsyncError, isWbsyncError } from '../../domain/errors.js';
+import type { StateReader } from '../../store/port.js';
+import { applyPlan } from '../engine/apply.js';
+import { journaledRun, type RunOutcome } from '../engine/journaled-run.js';
+import { latestRun } from '../engine/journal.js';
+import { pauseRecipeList } from '../engine/pause.js';
+import type { Step } from '../engine/plan-steps.js';
+import { summarisePlan } from '../engine/plan-steps.js';
+import { chooseSnapshot, refuse, requireWritable, type RestoreDeps, type RunControls } from '../engine/preconditions.js';
+import { planRollback, type FoundBy, type Repointed } from './plan.js';
+import { feedVerdicts, mergeTouched, touchedByPin, type DamagePin } from './damage.js';
+import { ROLLBACK_KINDS, columnIdsOf, touchedByFeed, type FieldChange, type RollbackKind, type RollbackSelection } from './selection.js';
+import { treeFromLive, treeFromState, type LiveModuleReader, type ModuleTree } from '../engine/tree.js';
+import { commandLine } from '../../domain/shell-command.js';
 
 /** The snapshot to go back to (exactly one): by id, or the newest complete one finished at or
  * before a time (ISO 8601). */

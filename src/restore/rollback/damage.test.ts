@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest';
-import type { Activity } from '../domain/entities.js';
-import { feedVerdicts, pinnedVerdict, touchedByPin } from './rollback-damage.js';
+import type { Activity } from '../../domain/entities.js';
+import { feedVerdicts, pinnedVerdict, touchedByPin } from './damage.js';
 
 let n = 0;
 function row(userId: string, recordId: string, at: string, columnId = 'status'): Activity {

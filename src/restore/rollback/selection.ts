@@ -2,9 +2,9 @@
 // read here from the activity feed), and one field's three sides as the plan reports them. Shared
 // by the planner, the command, and diff narrowed the same way.
 
-import type { Amendment, BoardRecord, Column } from '../domain/entities.js';
-import { WbsyncError } from '../domain/errors.js';
-import type { StateReader } from '../store/port.js';
+import type { Amendment, BoardRecord, Column } from '../../domain/entities.js';
+import { WbsyncError } from '../../domain/errors.js';
+import type { StateReader } from '../../store/port.js';
 
 export const ROLLBACK_KINDS = ['cells', 'records', 'columns', 'collections', 'amendments'] as const;
 export type RollbackKind = (typeof ROLLBACK_KINDS)[number];

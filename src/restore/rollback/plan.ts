@@ -7,15 +7,15 @@
 // kind (./rollback/), in this order: collections, columns, what points at recreated structure,
 // records, cells, notes, recipes.
 
-import type { Phase, RestorePlan, Step } from './engine/plan-steps.js';
-import { PlanContext, type RollbackInput, type RollbackPlanResult } from './rollback/context.js';
-import { planAmendments, planCells } from './rollback/plan-content.js';
-import { planRecords } from './rollback/plan-records.js';
-import { planRepointColumns, planRepointRecipes } from './rollback/plan-repoint.js';
-import { planCollections, planColumns } from './rollback/plan-structure.js';
+import type { Phase, RestorePlan, Step } from '../engine/plan-steps.js';
+import { PlanContext, type RollbackInput, type RollbackPlanResult } from './context.js';
+import { planAmendments, planCells } from './plan-content.js';
+import { planRecords } from './plan-records.js';
+import { planRepointColumns, planRepointRecipes } from './plan-repoint.js';
+import { planCollections, planColumns } from './plan-structure.js';
 
-export { ROLLBACK_KINDS, type FieldChange, type RollbackKind, type RollbackSelection, type Touched } from './rollback-selection.js';
-export type { FoundBy, Repointed, RollbackInput } from './rollback/context.js';
+export { ROLLBACK_KINDS, type FieldChange, type RollbackKind, type RollbackSelection, type Touched } from './selection.js';
+export type { FoundBy, Repointed, RollbackInput } from './context.js';
 export type RollbackPlan = RollbackPlanResult;
 
 export function planRollback(input: RollbackInput): RollbackPlan {

@@ -5,8 +5,8 @@
 // pin, a cell the feed shows written by one actor and then by another since the snapshot is a
 // conflict too: the later write may be a person's fix, and is never overwritten silently.
 
-import type { Activity } from '../domain/entities.js';
-import type { Touched } from './rollback-selection.js';
+import type { Activity } from '../../domain/entities.js';
+import type { Touched } from './selection.js';
 
 export interface DamagePin {
   incident: number;
