@@ -1,5 +1,5 @@
 // `wbsync diff`: gathers both sides for the asked scope (one module, one workspace, everything)
-// and compares them module by module. Sides: snapshot N vs live (read with the sync crawler) or
+// and compares them module by module. Sides: snapshot N vs live (read through the LiveModuleReader port: the sync crawler) or
 // snapshot N vs snapshot M (offline). A module that is gone live but was restored by wbsync is
 // compared with its restored copy through the restore journal's id map (so a faithful restore
 // shows no difference); `restoredAs` names a live copy explicitly (matched by shape).

@@ -1,6 +1,6 @@
 // `wbsync rollback`: put part of a live module back as it was at a snapshot, in place. Refusals first
 // (reads only), then the three sides (snapshot, the state the damage left, live), the selection,
-// the plan (rollback-plan.ts) and — unless a dry run — the same journaled applier as restore module,
+// the plan (plan.ts) and — unless a dry run — the same journaled applier as restore module,
 // with the module's and the workspace's recipes paused around it when asked.
 
 import type { Automation, BoardRecord, Cell } from '../../domain/entities.js';
@@ -146,7 +146,7 @@ async function findUnlisted(client: RestoreDeps['client'], base: ModuleTree, liv
 }
 
 /**
- * What the feed says about later writes (rollback-damage.ts): pinned to an incident, the selection
+ * What the feed says about later writes (damage.ts): pinned to an incident, the selection
  * becomes the damage's cells (and, beyond cells, the blamed actors' other rows in its time range);
  * pinned or not, a cell written after or beside the damage is a conflict. Returns those cells.
  */

@@ -87,7 +87,7 @@ export interface RollbackSelection {
   collections: ReadonlySet<string> | null;
   touched: Touched | null;
   /** Cells (`record|column`) the feed shows written after or beside the damage, with why: never
-   * put back unless forced (rollback-damage.ts). */
+   * put back unless forced (damage.ts). */
   laterEdits?: ReadonlyMap<string, string>;
 }
 
