@@ -47,35 +47,58 @@ function withAttribution(message: string, line: string): string {
   return message ? `${message}\n\n${line}` : line;
 }
 
-export function planContent(input: ContentInput): { phases: Phase[]; counts: Record<string, number>; notRestored: NotRestored[] } {
-  const { internal, ext, foreignModules, moduleName } = input;
-  const mod = { id: input.moduleId };
-  const phases: Phase[] = [];
-  const counts: Record<string, number> = {};
-  const notRestored: NotRestored[] = [];
-  const count = (k: string): void => {
-    counts[k] = (counts[k] ?? 0) + 1;
-  };
-  const phase = (name: string, steps: Step[]): void => {
-    if (steps.length) phases.push({ name, steps });
-  };
-  const extCell = (v: string): string => {
-    const data = cellData(v);
-    return typeof data === 'string' || data === null ? ext(v) : JSON.stringify(ext(data));
-  };
-  const tree = { records: input.records, cells: input.cells, amendments: input.amendments, columns: input.columns };
-  const targetWs = input.workspaceId;
+/** What the content phases share while they are laid out, in order: what they count, what they
+ * leave out (and why), which records this plan creates, and where sub-records go back. */
+interface ContentPlan {
+  input: ContentInput;
+  phases: Phase[];
+  counts: Record<string, number>;
+  notRestored: NotRestored[];
+  /** Records and sub-records this plan creates. */
+  restored: Set<string>;
+  /** Sub-records put back in a collection that is not their parent's. */
+  placed: Map<string, string>;
+  recordsById: ReadonlyMap<string, BoardRecord>;
+  parentOf(r: BoardRecord): BoardRecord | undefined;
+  count(k: string): void;
+  phase(name: string, steps: Step[]): void;
+}
 
-  const tops = serviceOrder(tree.records.filter((r) => r.parentRecordId === null));
-  const restored = new Set<string>();
-  const recordThen = (r: BoardRecord): { position?: number; isCompleted?: boolean } => ({
+function contentPlan(input: ContentInput): ContentPlan {
+  const recordsById = new Map(input.records.map((r) => [r.id, r]));
+  const liveParents = input.liveParents ?? new Map<string, BoardRecord>();
+  const p: ContentPlan = {
+    input,
+    phases: [],
+    counts: {},
+    notRestored: [],
+    restored: new Set<string>(),
+    placed: new Map<string, string>(),
+    recordsById,
+    parentOf: (r) => (r.parentRecordId === null ? undefined : (recordsById.get(r.parentRecordId) ?? liveParents.get(r.parentRecordId))),
+    count: (k) => {
+      p.counts[k] = (p.counts[k] ?? 0) + 1;
+    },
+    phase: (name, steps) => {
+      if (steps.length) p.phases.push({ name, steps });
+    },
+  };
+  return p;
+}
+
+function recordThen(r: BoardRecord): { position?: number; isCompleted?: boolean } {
+  return {
     ...(r.position !== null ? { position: r.position } : {}),
     ...(r.isCompleted ? { isCompleted: true } : {}),
-  });
-  // Records of a collection are created concurrently; each one's position is then fixed with a PUT.
-  // Records sharing a position in a collection are created one after another, oldest first.
+  };
+}
+
+/** Records of a collection are created concurrently; each one's position is then fixed with a PUT.
+ * Records sharing a position in a collection are created one after another, oldest first. */
+function planTopRecords(p: ContentPlan, tops: BoardRecord[]): void {
+  const { input, notRestored } = p;
   const recordTies = tieChains(tops, (r) => input.collectionOf(r) ?? '', 'records');
-  phase(
+  p.phase(
     'records',
     tops.flatMap((r) => {
       const collection = input.collectionOf(r);
@@ -83,40 +106,40 @@ export function planContent(input: ContentInput): { phases: Phase[]; counts: Rec
         notRestored.push({ entity: 'record', id: r.id, label: r.name, reason: 'its collection is not in the snapshot' });
         return [];
       }
-      restored.add(r.id);
-      count('records');
+      p.restored.add(r.id);
+      p.count('records');
       if (r.position === null) notRestored.push({ entity: 'record', id: r.id, label: r.name, reason: POSITION_UNSEEN });
       const chain = recordTies.get(r.id);
       return [{ op: 'createRecord', kind: 'record', key: `record:${r.id}`, oldId: r.id, ...(chain ? { chain } : {}), collection, name: r.name, then: recordThen(r) } satisfies Step];
     }),
   );
-  const subs = serviceOrder(tree.records.filter((r) => r.parentRecordId !== null));
-  const subTies = tieChains(subs, (r) => r.parentRecordId!, 'sub-records');
-  const recordsById = new Map(tree.records.map((r) => [r.id, r]));
+}
+
+function planSubRecords(p: ContentPlan, subs: BoardRecord[]): void {
+  const { input, notRestored } = p;
   const liveParents = input.liveParents ?? new Map<string, BoardRecord>();
-  const parentOf = (r: BoardRecord): BoardRecord | undefined => (r.parentRecordId === null ? undefined : (recordsById.get(r.parentRecordId) ?? liveParents.get(r.parentRecordId)));
+  const subTies = tieChains(subs, (r) => r.parentRecordId!, 'sub-records');
   // Where a sub-record sits: the service creates it in its parent's collection; moving the parent
   // later left it where it was, so it is put back there unless that collection is gone.
   const placeOf = (r: BoardRecord): string | null => {
-    const parent = parentOf(r);
+    const parent = p.parentOf(r);
     if (!r.collectionId || !parent || r.collectionId === parent.collectionId) return null;
     if (input.collectionExists(r.collectionId)) return r.collectionId;
     notRestored.push({ entity: 'subrecord', id: r.id, label: r.name, reason: `its collection ${r.collectionId} (not its parent's) is gone: it is placed in its parent's collection` });
     return null;
   };
-  const placed = new Map<string, string>();
-  phase(
+  p.phase(
     'sub-records',
     subs.flatMap((r) => {
-      if (!restored.has(r.parentRecordId!) && !liveParents.has(r.parentRecordId!)) {
+      if (!p.restored.has(r.parentRecordId!) && !liveParents.has(r.parentRecordId!)) {
         notRestored.push({ entity: 'subrecord', id: r.id, label: r.name, reason: 'its parent record is not restored' });
         return [];
       }
-      restored.add(r.id);
-      count('subRecords');
+      p.restored.add(r.id);
+      p.count('subRecords');
       const chain = subTies.get(r.id);
       const placeIn = placeOf(r);
-      if (placeIn) placed.set(r.id, placeIn);
+      if (placeIn) p.placed.set(r.id, placeIn);
       return [
         {
           op: 'createSubRecord',
@@ -132,23 +155,30 @@ export function planContent(input: ContentInput): { phases: Phase[]; counts: Rec
       ];
     }),
   );
-  if (input.pruneSeeded && subs.some((r) => restored.has(r.id))) phase('seeded columns', [{ op: 'pruneSeededColumns', key: `prune:${mod.id}`, module: mod.id }]);
+}
 
-  const columnsById = new Map(tree.columns.map((c) => [c.id, c]));
-  phase(
+function planCells(p: ContentPlan): void {
+  const { input, notRestored } = p;
+  const { internal, ext, foreignModules, moduleName } = input;
+  const extCell = (v: string): string => {
+    const data = cellData(v);
+    return typeof data === 'string' || data === null ? ext(v) : JSON.stringify(ext(data));
+  };
+  const columnsById = new Map(input.columns.map((c) => [c.id, c]));
+  p.phase(
     'cells',
-    tree.cells.flatMap((c) => {
-      const rec = recordsById.get(c.recordId);
+    input.cells.flatMap((c) => {
+      const rec = p.recordsById.get(c.recordId);
       const col = c.columnId ? columnsById.get(c.columnId) : undefined;
       const label = `${rec?.name ?? c.recordId} · ${col?.name ?? '(deleted column)'}`;
-      if (!rec || !restored.has(rec.id)) return [];
+      if (!rec || !p.restored.has(rec.id)) return [];
       if (!col) {
         notRestored.push({ entity: 'cell', id: c.id, label, reason: c.columnId ? 'its column is not restored (or no longer live)' : 'its column was deleted before the snapshot' });
         return [];
       }
       if (c.value === null) return [];
-      const top = rec.parentRecordId ? parentOf(rec) : rec;
-      const collection = placed.get(rec.id) ?? (top ? input.collectionOf(top) : null);
+      const top = rec.parentRecordId ? p.parentOf(rec) : rec;
+      const collection = p.placed.get(rec.id) ?? (top ? input.collectionOf(top) : null);
       if (!collection) return [];
       const value = remappableCell(col.type === 'relation' ? extCell(c.value) : c.value, internal);
       if (col.type === 'relation') {
@@ -156,17 +186,20 @@ export function planContent(input: ContentInput): { phases: Phase[]; counts: Rec
           notRestored.push({ entity: 'cell', id: c.id, label, reason: `relation into module ${moduleName(m)} (${m}), which is not live: record ids kept as they were` });
         }
       }
-      count('cells');
-      return [{ op: 'createCell', kind: 'cell', key: `cell:${c.id}`, oldId: c.id, record: rec.id, column: col.id, collection, module: mod.id, workspaceId: targetWs, value, label } satisfies Step];
+      p.count('cells');
+      return [{ op: 'createCell', kind: 'cell', key: `cell:${c.id}`, oldId: c.id, record: rec.id, column: col.id, collection, module: input.moduleId, workspaceId: input.workspaceId, value, label } satisfies Step];
     }),
   );
+}
 
-  // One chain per record: the thread keeps its order (oldest first) and parents precede replies;
-  // a tombstone is rebuilt by deleting its note after its replies exist.
+/** One chain per record: the thread keeps its order (oldest first) and parents precede replies;
+ * a tombstone is rebuilt by deleting its note after its replies exist. */
+function planAmendments(p: ContentPlan): void {
+  const { input, notRestored } = p;
   const threads = new Map<string, Amendment[]>();
-  for (const a of tree.amendments) if (restored.has(a.recordId)) threads.set(a.recordId, [...(threads.get(a.recordId) ?? []), a]);
-  for (const a of tree.amendments) {
-    if (!restored.has(a.recordId)) notRestored.push({ entity: 'amendment', id: a.id, label: a.message.slice(0, 40), reason: 'its record is not restored' });
+  for (const a of input.amendments) if (p.restored.has(a.recordId)) threads.set(a.recordId, [...(threads.get(a.recordId) ?? []), a]);
+  for (const a of input.amendments) {
+    if (!p.restored.has(a.recordId)) notRestored.push({ entity: 'amendment', id: a.id, label: a.message.slice(0, 40), reason: 'its record is not restored' });
   }
   const noteSteps: Step[] = [];
   const tombstones: Step[] = [];
@@ -180,7 +213,7 @@ export function planContent(input: ContentInput): { phases: Phase[]; counts: Rec
       const author = a.userId ? (input.userNames?.get(a.userId) ?? a.userId) : 'a deleted note';
       const line = attributionLine(input.attribution, author, a.createdAt ?? 'an unknown time');
       const final = withAttribution(a.isDeleted ? '' : a.message, line) || '(deleted note)';
-      count('amendments');
+      p.count('amendments');
       noteSteps.push({
         op: 'createAmendment',
         kind: 'amendment',
@@ -195,12 +228,22 @@ export function planContent(input: ContentInput): { phases: Phase[]; counts: Rec
       if (a.isDeleted) tombstones.push({ op: 'deleteAmendment', key: `tombstone:${a.id}`, target: a.id, chain: recordId });
     }
   }
-  phase('amendments', [...noteSteps, ...tombstones]);
+  p.phase('amendments', [...noteSteps, ...tombstones]);
+}
 
-  phase(
+/** Records, sub-records, cells, amendment threads and archival, one phase each (in that order). */
+export function planContent(input: ContentInput): { phases: Phase[]; counts: Record<string, number>; notRestored: NotRestored[] } {
+  const p = contentPlan(input);
+  const tops = serviceOrder(input.records.filter((r) => r.parentRecordId === null));
+  planTopRecords(p, tops);
+  const subs = serviceOrder(input.records.filter((r) => r.parentRecordId !== null));
+  planSubRecords(p, subs);
+  if (input.pruneSeeded && subs.some((r) => p.restored.has(r.id))) p.phase('seeded columns', [{ op: 'pruneSeededColumns', key: `prune:${input.moduleId}`, module: input.moduleId }]);
+  planCells(p);
+  planAmendments(p);
+  p.phase(
     'archival',
-    [...tops, ...subs].filter((r) => r.isArchived && restored.has(r.id)).map((r) => ({ op: 'archiveRecord', key: `archive:${r.id}`, target: r.id }) satisfies Step),
+    [...tops, ...subs].filter((r) => r.isArchived && p.restored.has(r.id)).map((r) => ({ op: 'archiveRecord', key: `archive:${r.id}`, target: r.id }) satisfies Step),
   );
-
-  return { phases, counts, notRestored };
+  return { phases: p.phases, counts: p.counts, notRestored: p.notRestored };
 }
