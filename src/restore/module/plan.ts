@@ -49,45 +49,73 @@ function columnTiers(columns: Column[], internal: ReadonlySet<string>): { tiers:
   return { tiers, cyclic: [] };
 }
 
-export function planRestore(input: PlanInput): RestorePlan {
+/** What the module's phases share while they are laid out: the ids that are the module's own,
+ * ids of modules restored earlier, what is counted and what is left out (and why). */
+interface ModulePlan {
+  input: PlanInput;
+  mod: PlanInput['tree']['module'];
+  internal: ReadonlySet<string>;
+  ext: <T>(v: T) => T;
+  moduleName: (id: string) => string;
+  foreignModules: (v: unknown) => string[];
+  /** Where the snapshot kept no listing rank (taken before 0.2): the creation time from the object
+   * or the feed; one the feed never saw created predates the feed's horizon, so it sorts first. */
+  known: <T extends { id: string; raw: Record<string, unknown> }>(x: T) => T & { createdAt: string };
+  notRestored: NotRestored[];
+  phases: Phase[];
+  counts: Record<string, number>;
+  count(k: string): void;
+  phase(name: string, steps: Step[]): void;
+}
+
+function modulePlan(input: PlanInput): ModulePlan {
   const { tree } = input;
   const mod = tree.module;
-  const notRestored: NotRestored[] = [];
-  const phases: Phase[] = [];
-  const counts: Record<string, number> = {};
-  const count = (k: string): void => {
-    counts[k] = (counts[k] ?? 0) + 1;
-  };
-  const phase = (name: string, steps: Step[]): void => {
-    if (steps.length) phases.push({ name, steps });
-  };
-
   const internal = new Set<string>([mod.id, ...tree.collections.map((c) => c.id), ...tree.columns.map((c) => c.id), ...tree.records.map((r) => r.id), ...(input.alsoInternal ?? [])]);
   // Ids of other modules restored earlier point at their restored copies, not at the dead originals.
   // This module's own ids always map to the copy being made, never to an earlier copy.
   const extMap = new Map([...(input.restoredIds ?? [])].filter(([old]) => !internal.has(old)));
-  const ext = <T>(v: T): T => (extMap.size ? (translateIds(v, extMap) as T) : v);
-  const moduleName = (id: string): string => input.moduleNames?.get(id) ?? id;
-  const foreignModules = (v: unknown): string[] => targetModules(v).filter((m) => !internal.has(m) && !input.liveModuleIds.has(m));
+  const p: ModulePlan = {
+    input,
+    mod,
+    internal,
+    ext: <T>(v: T): T => (extMap.size ? (translateIds(v, extMap) as T) : v),
+    moduleName: (id) => input.moduleNames?.get(id) ?? id,
+    foreignModules: (v) => targetModules(v).filter((m) => !internal.has(m) && !input.liveModuleIds.has(m)),
+    known: (x) => ({ ...x, createdAt: createdAtOf(x) ?? tree.creationTimes?.get(x.id) ?? '' }),
+    notRestored: [],
+    phases: [],
+    counts: {},
+    count: (k) => {
+      p.counts[k] = (p.counts[k] ?? 0) + 1;
+    },
+    phase: (name, steps) => {
+      if (steps.length) p.phases.push({ name, steps });
+    },
+  };
+  return p;
+}
 
-  phase('module', [{ op: 'createModule', kind: 'module', key: `module:${mod.id}`, oldId: mod.id, workspaceId: input.targetWorkspaceId, name: mod.name, ...(mod.description ? { description: mod.description } : {}), tags: mod.tags }]);
+function planModule(p: ModulePlan): void {
+  const { mod, input } = p;
+  p.phase('module', [{ op: 'createModule', kind: 'module', key: `module:${mod.id}`, oldId: mod.id, workspaceId: input.targetWorkspaceId, name: mod.name, ...(mod.description ? { description: mod.description } : {}), tags: mod.tags }]);
   const look: { icon?: string; color?: string; visibility?: string } = {};
   if (mod.icon) look.icon = mod.icon;
   if (mod.color) look.color = mod.color;
   if (mod.visibility) look.visibility = mod.visibility;
-  phase('module settings', Object.keys(look).length ? [{ op: 'updateModule', key: `module-settings:${mod.id}`, module: mod.id, body: look }] : []);
+  p.phase('module settings', Object.keys(look).length ? [{ op: 'updateModule', key: `module-settings:${mod.id}`, module: mod.id, body: look }] : []);
+}
 
-  // Siblings sharing a position are created one after another, oldest first: the service lists
-  // ties by creation time. Everything else is created concurrently.
-  // Where the snapshot kept no listing rank (taken before 0.2): the creation time from the object or
-  // the feed; one the feed never saw created predates the feed's horizon, so it sorts first.
-  const known = <T extends { id: string; raw: Record<string, unknown> }>(x: T): T & { createdAt: string } => ({ ...x, createdAt: createdAtOf(x) ?? tree.creationTimes?.get(x.id) ?? '' });
-  const collections = serviceOrder(tree.collections.map(known));
+/** Siblings sharing a position are created one after another, oldest first: the service lists
+ * ties by creation time. Everything else is created concurrently. */
+function planCollections(p: ModulePlan): void {
+  const { mod } = p;
+  const collections = serviceOrder(p.input.tree.collections.map(p.known));
   const collectionTies = tieChains(collections, () => mod.id, 'collections');
-  phase(
+  p.phase(
     'collections',
     collections.map((c) => {
-      count('collections');
+      p.count('collections');
       const body: { name: string; color?: string; position?: number } = { name: c.name };
       if (c.color) body.color = c.color;
       if (c.position !== null) body.position = c.position;
@@ -98,15 +126,21 @@ export function planRestore(input: PlanInput): RestorePlan {
       return { op: 'createCollection', kind: 'collection', key: `collection:${c.id}`, oldId: c.id, ...(chain ? { chain } : {}), module: mod.id, body, then } satisfies Step;
     }),
   );
+}
 
-  // Every column of both scopes before any sub-record: the first sub-record seeds three columns
-  // unless a sub-record column exists already. One phase: ties and settings naming other columns
-  // wait in chains (see column-order.ts).
-  const { cyclic } = columnTiers(tree.columns, internal);
+/**
+ * Every column of both scopes before any sub-record: the first sub-record seeds three columns
+ * unless a sub-record column exists already. One phase: ties and settings naming other columns
+ * wait in chains (see column-order.ts). Returns the columns left out (a cycle).
+ */
+function planColumns(p: ModulePlan): Set<string> {
+  const { mod, internal, notRestored } = p;
+  const columns = p.input.tree.columns;
+  const { cyclic } = columnTiers(columns, internal);
   for (const c of cyclic) notRestored.push({ entity: 'column', id: c.id, label: c.name, reason: 'its settings name columns that name it back (a cycle); restore refused for this column' });
   const cyclicIds = new Set(cyclic.map((c) => c.id));
   const columnOrder = orderColumns(
-    tree.columns.filter((c) => !cyclicIds.has(c.id)).map(known),
+    columns.filter((c) => !cyclicIds.has(c.id)).map(p.known),
     (c) => remappable(c.settings ?? {}, internal).refs,
   );
   for (const { column, names } of columnOrder.displaced) {
@@ -117,13 +151,13 @@ export function planRestore(input: PlanInput): RestorePlan {
       reason: `restored, but not in its place among the columns tied at position ${column.position ?? 0}: its settings name column ${names.name}, which was listed after it and must exist first`,
     });
   }
-  phase(
+  p.phase(
     'columns',
     columnOrder.ordered.map((c) => {
-      count('columns');
-      const settings = ext(c.settings);
-      for (const m of foreignModules(settings)) {
-        notRestored.push({ entity: 'column', id: c.id, label: c.name, reason: `settings name module ${moduleName(m)} (${m}), which is not live: kept as is (restore that module and fix the column)` });
+      p.count('columns');
+      const settings = p.ext(c.settings);
+      for (const m of p.foreignModules(settings)) {
+        notRestored.push({ entity: 'column', id: c.id, label: c.name, reason: `settings name module ${p.moduleName(m)} (${m}), which is not live: kept as is (restore that module and fix the column)` });
       }
       const body = { name: c.name, type: c.type, scope: c.scope, ...(settings && Object.keys(settings).length ? { settings } : {}) };
       const then = columnThen(c);
@@ -131,8 +165,11 @@ export function planRestore(input: PlanInput): RestorePlan {
       return { op: 'createColumn', kind: 'column', key: `column:${c.id}`, oldId: c.id, ...(chain ? { chain } : {}), module: mod.id, body: remappable(body, internal), then } satisfies Step;
     }),
   );
-  const skippedColumns = new Set(cyclic.map((c) => c.id));
+  return new Set(cyclic.map((c) => c.id));
+}
 
+function planModuleContent(p: ModulePlan, skippedColumns: ReadonlySet<string>): void {
+  const { tree } = p.input;
   const collectionIds = new Set(tree.collections.map((c) => c.id));
   const content = planContent({
     records: tree.records,
@@ -141,45 +178,63 @@ export function planRestore(input: PlanInput): RestorePlan {
     columns: tree.columns.filter((c) => !skippedColumns.has(c.id)),
     collectionOf: (r) => (r.collectionId && collectionIds.has(r.collectionId) ? r.collectionId : null),
     collectionExists: (id) => collectionIds.has(id),
-    moduleId: mod.id,
-    workspaceId: input.targetWorkspaceId,
-    internal,
-    ext,
-    foreignModules,
-    moduleName,
-    attribution: input.attribution,
-    userNames: input.userNames,
+    moduleId: p.mod.id,
+    workspaceId: p.input.targetWorkspaceId,
+    internal: p.internal,
+    ext: p.ext,
+    foreignModules: p.foreignModules,
+    moduleName: p.moduleName,
+    attribution: p.input.attribution,
+    userNames: p.input.userNames,
     pruneSeeded: true,
   });
-  phases.push(...content.phases);
-  Object.assign(counts, content.counts);
-  notRestored.push(...content.notRestored, ...(tree.erased ?? []));
+  p.phases.push(...content.phases);
+  Object.assign(p.counts, content.counts);
+  p.notRestored.push(...content.notRestored, ...(tree.erased ?? []));
+}
 
-  phase(
+function planGrants(p: ModulePlan): void {
+  const { input } = p;
+  p.phase(
     'grants',
-    (tree.grants ?? []).flatMap((userId) => {
+    (input.tree.grants ?? []).flatMap((userId) => {
       if (!input.memberIds.has(userId)) {
-        notRestored.push({ entity: 'grant', id: userId, label: input.userNames?.get(userId) ?? userId, reason: 'no longer a member of the target workspace' });
+        p.notRestored.push({ entity: 'grant', id: userId, label: input.userNames?.get(userId) ?? userId, reason: 'no longer a member of the target workspace' });
         return [];
       }
-      count('grants');
-      return [{ op: 'grantAccess', key: `grant:${userId}`, workspaceId: input.targetWorkspaceId, userId, module: mod.id } satisfies Step];
+      p.count('grants');
+      return [{ op: 'grantAccess', key: `grant:${userId}`, workspaceId: input.targetWorkspaceId, userId, module: p.mod.id } satisfies Step];
     }),
   );
+}
 
-  // The service lists a module's automations by creation time: one chain, oldest first.
-  phase(
+/** The service lists a module's automations by creation time: one chain, oldest first. */
+function planAutomations(p: ModulePlan): void {
+  const { mod } = p;
+  p.phase(
     'automations',
-    creationOrder(tree.automations).map((a) => {
-      count('automations');
-      for (const m of foreignModules(ext(a.actions))) {
-        notRestored.push({ entity: 'automation', id: a.id, label: a.name, reason: `an action names module ${moduleName(m)} (${m}), which is not live: kept as is` });
+    creationOrder(p.input.tree.automations).map((a) => {
+      p.count('automations');
+      for (const m of p.foreignModules(p.ext(a.actions))) {
+        p.notRestored.push({ entity: 'automation', id: a.id, label: a.name, reason: `an action names module ${p.moduleName(m)} (${m}), which is not live: kept as is` });
       }
-      const body = ext({ name: a.name, trigger: a.trigger, conditions: a.conditions, match: a.match, actions: a.actions, isActive: a.isActive });
-      return { op: 'createAutomation', kind: 'automation', key: `automation:${a.id}`, oldId: a.id, chain: `automations:${mod.id}`, module: mod.id, body: remappable(body, internal) } satisfies Step;
+      const body = p.ext({ name: a.name, trigger: a.trigger, conditions: a.conditions, match: a.match, actions: a.actions, isActive: a.isActive });
+      return { op: 'createAutomation', kind: 'automation', key: `automation:${a.id}`, oldId: a.id, chain: `automations:${mod.id}`, module: mod.id, body: remappable(body, p.internal) } satisfies Step;
     }),
   );
+}
 
+/** The module, its settings, collections, columns, then the content, grants and automations, one
+ * phase each, in that order. */
+export function planRestore(input: PlanInput): RestorePlan {
+  const p = modulePlan(input);
+  planModule(p);
+  planCollections(p);
+  const skippedColumns = planColumns(p);
+  planModuleContent(p, skippedColumns);
+  planGrants(p);
+  planAutomations(p);
+  const { mod, phases, counts, notRestored } = p;
   return { moduleId: mod.id, moduleName: mod.name, targetWorkspaceId: input.targetWorkspaceId, phases, counts, notRestored };
 }
 
