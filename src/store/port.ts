@@ -200,6 +200,9 @@ export interface Store {
   clearCursor(workspaceId: string): void;
   /** Ids of activity rows already stored, among `ids`. */
   knownActivityIds(ids: string[]): Set<string>;
+  /** Among `modules` of the workspace, those a stored `module_deleted` feed row names — by id, or by
+   * name where the row carries no id (the deployed service's rows carry none). */
+  loggedModuleDeletions(workspaceId: string, modules: ReadonlyArray<{ id: string; name: string }>): Set<string>;
   /**
    * When each current part of the workspace (its own lists, each current module) was last read in
    * full. A part never marked since this table existed counts as read by the last full pass.
