@@ -2,3 +2,4 @@
 // alerts' episode state, the tripwire's incidents. Outside src/store/ imports them from here.
 export * from './alert-state.js';
 export * from './incidents.js';
+export * from './restore-journal.js';

@@ -3,7 +3,7 @@
 // and the recipes a run paused. It is what makes a restore resumable without duplicates.
 
 import type Database from 'better-sqlite3';
-import type { CreateKind, NotRestored } from './plan-steps.js';
+import type { CreateKind, NotRestored } from '../../restore/engine/plan-steps.js';
 
 export type RunStatus = 'running' | 'complete' | 'failed';
 
