@@ -88,7 +88,9 @@ export class SqliteStore implements Store {
   }
 
   apply(snapshotId: number, batch: WriteBatch): Promise<ApplyResult> {
-    return this.mutex.run(() => this.batches.apply(snapshotId, batch));
+    // the batch's rows go to the writer thread now; its turn (and the transaction) comes in order
+    const staged = this.batches.stage?.(batch);
+    return this.mutex.run(() => this.batches.apply(snapshotId, batch, staged));
   }
 
   getCursor(workspaceId: string): Cursor | null {

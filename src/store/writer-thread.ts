@@ -22,8 +22,8 @@ export interface WriterInit {
 export type WriterRequest =
   /** Part of batch `id`, sent ahead of it (see batch-parts.ts). */
   | ({ type: 'part'; id: number } & BatchPart)
-  /** The rest of batch `id`: apply it with the parts received before. */
-  | { type: 'apply'; id: number; snapshotId: number; batch: WriteBatch; now: string; pageCap: number }
+  /** The rest of batch `id`: apply it with the `parts` parts received before (fewer: refused). */
+  | { type: 'apply'; id: number; parts: number; snapshotId: number; batch: WriteBatch; now: string; pageCap: number }
   | { type: 'close' };
 
 export interface ErrorFields {
@@ -32,6 +32,18 @@ export interface ErrorFields {
   hint?: string;
   retryable: boolean;
   details?: Record<string, unknown>;
+}
+
+/** A batch whose parts are on their way to (or at) the writer thread; see ThreadBatchWriter.stage. */
+export interface StagedBatch {
+  id: number;
+  worker: Worker;
+  /** How many parts were cut (the thread refuses the batch if it holds fewer). */
+  parts: number;
+  /** What the 'apply' message carries: gone marks, cursor, verification marks. */
+  rest: WriteBatch;
+  /** Settles once every part is posted: false if the thread stopped meanwhile. */
+  sent: Promise<boolean>;
 }
 
 export type WriterReply = { id: number; result: ApplyResult } | { id: number; error: ErrorFields };
@@ -112,30 +124,55 @@ export class ThreadBatchWriter implements BatchWriter {
     return w;
   }
 
-  async apply(snapshotId: number, batch: WriteBatch): Promise<ApplyResult> {
-    if (this.closed) throw new WbsyncError('storage', 'the store is closed; the batch was not written', { hint: 'open the store again' });
+  /**
+   * Hands a batch's parts to the thread now, before the store's turn to apply it comes: they are
+   * cloned and sent while the thread writes the batches ahead, so it finds them waiting instead of
+   * idling while they are sent one by one. `apply(…, staged)` then sends only what is left.
+   */
+  stage(batch: WriteBatch): StagedBatch | undefined {
+    if (this.closed) return undefined;
     const w = (this.worker ??= this.start());
     const id = ++this.seq;
-    const done = new Promise<ApplyResult>((resolve, reject) => this.pending.set(id, { resolve, reject }));
-    done.catch(() => undefined); // may settle (writer stopped, store closed) while parts are still going out
-    w.ref();
     const { parts, rest } = splitBatch(batch, PART_SIZE);
-    const now = this.now();
-    const pageCap = this.pageCap();
-    const post = (m: WriterRequest): void => {
-      try {
-        w.postMessage(m);
-      } catch (e) {
-        this.pending.delete(id);
-        throw new WbsyncError('internal', `cannot hand the batch to the writer thread: ${(e as Error).message}`);
+    const sent = (async (): Promise<boolean> => {
+      for (const part of parts) {
+        if (this.worker !== w) return false; // stopped or closed meanwhile
+        w.postMessage({ type: 'part', id, ...part } satisfies WriterRequest);
+        await yieldEventLoop();
       }
-    };
-    for (const part of parts) {
-      post({ type: 'part', id, ...part });
-      await yieldEventLoop();
-      if (this.worker !== w) return done; // stopped or closed meanwhile: already settled
+      return this.worker === w;
+    })();
+    sent.catch(() => undefined); // awaited by apply()
+    return { id, worker: w, parts: parts.length, rest, sent };
+  }
+
+  async apply(snapshotId: number, batch: WriteBatch, staged?: StagedBatch): Promise<ApplyResult> {
+    const closed = (): WbsyncError => new WbsyncError('storage', 'the store is closed; the batch was not written', { hint: 'open the store again' });
+    if (this.closed) throw closed();
+    // Parts that went to a thread since stopped went with it: the whole batch goes again, once.
+    let handed: StagedBatch | undefined = staged;
+    for (let attempt = 0; ; attempt++) {
+      handed ??= this.stage(batch);
+      if (!handed) throw closed();
+      const sent = await handed.sent.catch((e: unknown) => {
+        throw new WbsyncError('internal', `cannot hand the batch to the writer thread: ${(e as Error).message}`);
+      });
+      if (this.closed) throw closed();
+      if (sent && handed.worker === this.worker) break;
+      if (attempt > 0) throw new WbsyncError('storage', 'the database writer thread stopped while the batch was handed to it; nothing of it was written', { hint: 'run again; if it persists, run `wbsync verify`', retryable: true });
+      handed = undefined;
     }
-    post({ type: 'apply', id, snapshotId, batch: rest, now, pageCap });
+    const w = handed.worker;
+    const id = handed.id;
+    const done = new Promise<ApplyResult>((resolve, reject) => this.pending.set(id, { resolve, reject }));
+    w.ref();
+    try {
+      w.postMessage({ type: 'apply', id, parts: handed.parts, snapshotId, batch: handed.rest, now: this.now(), pageCap: this.pageCap() } satisfies WriterRequest);
+    } catch (e) {
+      this.pending.delete(id);
+      if (this.pending.size === 0) w.unref();
+      throw new WbsyncError('internal', `cannot hand the batch to the writer thread: ${(e as Error).message}`);
+    }
     return done;
   }
 
