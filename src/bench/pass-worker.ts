@@ -171,6 +171,8 @@ process.stdout.write(
     writerCpuMs: writerCpuMs === null ? null : Math.round(writerCpuMs),
     peakRssMb: Math.round(process.resourceUsage().maxRSS / 1024),
     eventLoopP99Ms: Math.round((loop.percentile(99) / 1e6) * 10) / 10,
+    // what a response waiting for the syncer's loop waits on average (the sampling resolution is 5 ms)
+    eventLoopMeanMs: Math.round((loop.mean / 1e6) * 10) / 10,
     ...(inFlight ? { inFlight } : {}),
   })}\n`,
 );
