@@ -88,9 +88,11 @@ export class SqliteStore implements Store {
   }
 
   apply(snapshotId: number, batch: WriteBatch): Promise<ApplyResult> {
-    // the batch's rows go to the writer thread now; its turn (and the transaction) comes in order
+    // the batch's rows go to the writer thread now; its turn (and the transaction) comes in order.
+    // Once staged, this side holds none of it while it waits (the closure keeps `own`, not `batch`).
     const staged = this.batches.stage?.(batch);
-    return this.mutex.run(() => this.batches.apply(snapshotId, batch, staged));
+    const own: WriteBatch = staged ? {} : batch;
+    return this.mutex.run(() => this.batches.apply(snapshotId, own, staged));
   }
 
   getCursor(workspaceId: string): Cursor | null {

@@ -42,21 +42,26 @@ describe('batches staged on the writer thread ahead of their turn', () => {
     expect(store.db.prepare('SELECT count(*) FROM record_versions').pluck().get()).toBe(1);
   });
 
-  it('a batch whose parts went to a writer thread that then died is handed over again, whole, to the next one', async () => {
+  it('a batch whose parts went to a writer thread that then died is refused whole; the next goes to a new thread', async () => {
     const snap = store.beginSnapshot('full');
     await store.apply(snap, { upserts: { workspaces: [makeWorkspace('w1')], modules: [makeModule('m1', 'w1')] } });
     const big = store.apply(snap, { upserts: { records: records(20_000, 'big') } }).then(
       () => null,
       (e: unknown) => e,
     );
-    const later = store.apply(snap, { upserts: { records: records(1000, 'later') } });
+    const later = store.apply(snap, { upserts: { records: records(1000, 'later') } }).then(
+      () => null,
+      (e: unknown) => e,
+    );
     // the thread dies once the big batch is handed over whole (it is being written) and the later
     // one's parts are on their way to it, staged
     while (writer(store).pending.size === 0) await new Promise((r) => setImmediate(r));
     await writer(store).worker!.terminate();
     expect(await big).toMatchObject({ code: 'storage', message: expect.stringMatching(/writer thread stopped/) });
-    await expect(later).resolves.toMatchObject({ written: { record: 1000 } });
-    expect(store.db.prepare(`SELECT count(*) FROM record_versions WHERE id LIKE 'later%'`).pluck().get()).toBe(1000);
-    expect(store.db.prepare(`SELECT count(*) FROM record_versions WHERE id LIKE 'big%'`).pluck().get()).toBe(0);
+    expect(await later).toMatchObject({ code: 'storage', retryable: true, message: expect.stringMatching(/writer thread stopped before this batch's turn; nothing of it was written/) });
+    expect(store.db.prepare('SELECT count(*) FROM record_versions').pluck().get()).toBe(0);
+    // a new thread takes the next batch
+    await expect(store.apply(snap, { upserts: { records: records(10, 'next') } })).resolves.toMatchObject({ written: { record: 10 } });
+    expect(store.db.prepare('SELECT count(*) FROM record_versions').pluck().get()).toBe(10);
   });
 });

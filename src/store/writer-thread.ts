@@ -127,40 +127,41 @@ export class ThreadBatchWriter implements BatchWriter {
   /**
    * Hands a batch's parts to the thread now, before the store's turn to apply it comes: they are
    * cloned and sent while the thread writes the batches ahead, so it finds them waiting instead of
-   * idling while they are sent one by one. `apply(…, staged)` then sends only what is left.
+   * idling while they are sent one by one. Each part is let go once sent: this side keeps nothing
+   * of the batch but what `apply(…, staged)` sends last (gone marks, cursor, verification marks).
    */
   stage(batch: WriteBatch): StagedBatch | undefined {
     if (this.closed) return undefined;
     const w = (this.worker ??= this.start());
     const id = ++this.seq;
     const { parts, rest } = splitBatch(batch, PART_SIZE);
+    const count = parts.length;
     const sent = (async (): Promise<boolean> => {
-      for (const part of parts) {
+      for (let i = 0; i < count; i++) {
         if (this.worker !== w) return false; // stopped or closed meanwhile
-        w.postMessage({ type: 'part', id, ...part } satisfies WriterRequest);
+        w.postMessage({ type: 'part', id, ...parts[i]! } satisfies WriterRequest);
+        parts[i] = {};
         await yieldEventLoop();
       }
       return this.worker === w;
     })();
     sent.catch(() => undefined); // awaited by apply()
-    return { id, worker: w, parts: parts.length, rest, sent };
+    return { id, worker: w, parts: count, rest, sent };
   }
 
+  /** `staged`: the batch as stage() handed it over (then `batch` is not read); else it is staged now. */
   async apply(snapshotId: number, batch: WriteBatch, staged?: StagedBatch): Promise<ApplyResult> {
     const closed = (): WbsyncError => new WbsyncError('storage', 'the store is closed; the batch was not written', { hint: 'open the store again' });
     if (this.closed) throw closed();
-    // Parts that went to a thread since stopped went with it: the whole batch goes again, once.
-    let handed: StagedBatch | undefined = staged;
-    for (let attempt = 0; ; attempt++) {
-      handed ??= this.stage(batch);
-      if (!handed) throw closed();
-      const sent = await handed.sent.catch((e: unknown) => {
-        throw new WbsyncError('internal', `cannot hand the batch to the writer thread: ${(e as Error).message}`);
-      });
-      if (this.closed) throw closed();
-      if (sent && handed.worker === this.worker) break;
-      if (attempt > 0) throw new WbsyncError('storage', 'the database writer thread stopped while the batch was handed to it; nothing of it was written', { hint: 'run again; if it persists, run `wbsync verify`', retryable: true });
-      handed = undefined;
+    const handed = staged ?? this.stage(batch);
+    if (!handed) throw closed();
+    const sent = await handed.sent.catch((e: unknown) => {
+      throw new WbsyncError('internal', `cannot hand the batch to the writer thread: ${(e as Error).message}`);
+    });
+    if (this.closed) throw closed();
+    // parts that went to a thread since stopped went with it: the batch is refused whole
+    if (!sent || handed.worker !== this.worker) {
+      throw new WbsyncError('storage', 'the database writer thread stopped before this batch\'s turn; nothing of it was written', { hint: 'run again; if it persists, run `wbsync verify`', retryable: true });
     }
     const w = handed.worker;
     const id = handed.id;

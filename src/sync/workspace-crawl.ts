@@ -8,7 +8,7 @@ import type { Activity, Automation, Member, Module, ModuleAccess, Workspace } fr
 import { WbsyncError, isWbsyncError } from '../domain/errors.js';
 import { countCalls } from '../api/call-counter.js';
 import type { ServiceClient } from '../api/port.js';
-import type { Listing, PartRef, StateReader } from '../store/port.js';
+import type { Listing, PartRef, StateReader, WriteBatch } from '../store/port.js';
 import { planIncremental } from './incremental-plan.js';
 import { crawlModule, readFeedNamedRecords, type ModuleCrawlResult } from './module-crawl.js';
 import type { PassEnv, Reverification, WorkspaceOutcome } from './pass-env.js';
@@ -16,8 +16,9 @@ import { RecordTrace } from './record-trace.js';
 import { readReferences, referencesStale } from './references.js';
 import { moduleWeight, planReverification } from './reverify-plan.js';
 
-/** Crawled modules' batches waiting for (or at) the writer without holding a crawl slot. */
-const WRITES_WAITING = 2;
+/** Crawled modules' batches waiting for (or at) the writer without holding a crawl slot: one, so
+ * at most three modules are in memory at once (two crawling), against two before (issue #37). */
+const WRITES_WAITING = 1;
 
 /** A module-level failure that skips the module (the pass goes on); anything else ends the pass. */
 export function isModuleLevel(e: unknown): e is WbsyncError {
@@ -128,12 +129,13 @@ export async function crawlParts(env: PassEnv, ws: Workspace, prev: StateReader 
     toCrawl.map(async (m) => {
       let written: Promise<void> | null = null;
       const counted = countCalls(env.client);
-      let res: ModuleCrawlResult | undefined;
+      // what the crawl saw, kept past its write; the batch itself is let go once handed over
+      let res: Omit<ModuleCrawlResult, 'batch'> | undefined;
       try {
         await env.limitModules(async () => {
           if (env.signal?.aborted || fatal.length) return;
           const inFull = full || plan.added.has(m.id) || due?.modules.has(m.id) === true;
-          res = await crawlModule(due?.modules.has(m.id) ? counted.client : env.client, m, prev, {
+          const { batch, ...seen } = await crawlModule(due?.modules.has(m.id) ? counted.client : env.client, m, prev, {
             mode: inFull ? 'full' : 'incremental',
             namedRecords: plan.namedRecords.get(m.id) ?? new Set(),
             trace,
@@ -141,20 +143,22 @@ export async function crawlParts(env: PassEnv, ws: Workspace, prev: StateReader 
             deferUnlisted: full,
             formerRecords: (ids) => env.store.formerRecords(ids, revived),
           });
-          if (inFull) res.batch.verified = [{ workspaceId: ws.id, kind: 'module', id: m.id }];
-          const batch = res.batch;
+          res = seen;
+          if (inFull) batch.verified = [{ workspaceId: ws.id, kind: 'module', id: m.id }];
           // the slot is held until the batch has a place in the writer's queue, then freed
           // (boxed: a promise resolved with a promise would wait for it)
+          let mine: WriteBatch | null = batch; // the queue holds this task until the write ends
           const place = await new Promise<{ write: Promise<void> }>((handed) => {
             void writes.add(() => {
-              const write = env.apply(batch);
+              const write = env.apply(mine!);
+              mine = null;
               handed({ write });
               return write.catch(() => undefined); // surfaces through `written` below
             });
           });
           written = place.write;
         });
-        const done = res as ModuleCrawlResult | undefined;
+        const done = res as Omit<ModuleCrawlResult, 'batch'> | undefined;
         if (!done || !written) return;
         await written;
         crawled.add(m.id);
