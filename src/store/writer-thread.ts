@@ -37,19 +37,24 @@ export interface ErrorFields {
 /** A batch whose parts are on their way to (or at) the writer thread; see ThreadBatchWriter.stage. */
 export interface StagedBatch {
   id: number;
-  worker: Worker;
+  /** The thread its parts went to; null while it waits to be sent. */
+  worker: Worker | null;
   /** How many parts were cut (the thread refuses the batch if it holds fewer). */
   parts: number;
   /** What the 'apply' message carries: gone marks, cursor, verification marks. */
   rest: WriteBatch;
-  /** Settles once every part is posted: false if the thread stopped meanwhile. */
-  sent: Promise<boolean>;
+  /** Settles once every part is posted (false: the thread stopped meanwhile); null: not sent yet. */
+  sent: Promise<boolean> | null;
 }
 
 export type WriterReply = { id: number; result: ApplyResult } | { id: number; error: ErrorFields };
 
 /** Entities (or listings) per message. */
 const PART_SIZE = 200;
+
+/** Batches whose parts are sent to the thread ahead of their turn: one (the next), which is all
+ * that keeps the thread from idling between batches; more would hold more memory in the thread. */
+const STAGE_AHEAD = 1;
 
 /** How long close() waits for a batch in progress to finish before abandoning the thread. */
 const CLOSE_WAIT_MS = 30_000;
@@ -77,6 +82,10 @@ export class ThreadBatchWriter implements BatchWriter {
   private readonly closedFlag = new Int32Array(new SharedArrayBuffer(4));
   private readonly pending = new Map<number, { resolve: (r: ApplyResult) => void; reject: (e: unknown) => void }>();
   private seq = 0;
+  /** Batches staged and not yet sent ahead, in the store's order. */
+  private readonly waiting: Array<{ handle: StagedBatch; batch: WriteBatch }> = [];
+  /** Batches being sent or sent, whose 'apply' has not gone yet. */
+  private ahead = 0;
 
   constructor(
     private readonly path: string,
@@ -125,45 +134,76 @@ export class ThreadBatchWriter implements BatchWriter {
   }
 
   /**
-   * Hands a batch's parts to the thread now, before the store's turn to apply it comes: they are
-   * cloned and sent while the thread writes the batches ahead, so it finds them waiting instead of
-   * idling while they are sent one by one. Each part is let go once sent: this side keeps nothing
-   * of the batch but what `apply(…, staged)` sends last (gone marks, cursor, verification marks).
+   * Hands a batch's parts to the thread ahead of the store's turn to apply it: they are cloned and
+   * sent while the thread writes the batch before, so it finds them waiting instead of idling while
+   * they are sent one by one. One batch at a time goes ahead (STAGE_AHEAD; the others wait here, in
+   * order, as they did before), and each part is let go once sent.
    */
   stage(batch: WriteBatch): StagedBatch | undefined {
     if (this.closed) return undefined;
+    const handle: StagedBatch = { id: ++this.seq, worker: null, parts: 0, rest: {}, sent: null };
+    this.waiting.push({ handle, batch });
+    this.pump();
+    return handle;
+  }
+
+  /** Starts sending waiting batches while fewer than STAGE_AHEAD are on their way. */
+  private pump(): void {
+    while (this.ahead < STAGE_AHEAD && this.waiting.length > 0 && !this.closed) {
+      const { handle, batch } = this.waiting.shift()!;
+      this.send(handle, batch);
+    }
+  }
+
+  private send(handle: StagedBatch, batch: WriteBatch): void {
     const w = (this.worker ??= this.start());
-    const id = ++this.seq;
+    this.ahead++;
     const { parts, rest } = splitBatch(batch, PART_SIZE);
     const count = parts.length;
-    const sent = (async (): Promise<boolean> => {
+    handle.worker = w;
+    handle.parts = count;
+    handle.rest = rest;
+    handle.sent = (async (): Promise<boolean> => {
       for (let i = 0; i < count; i++) {
         if (this.worker !== w) return false; // stopped or closed meanwhile
-        w.postMessage({ type: 'part', id, ...parts[i]! } satisfies WriterRequest);
+        w.postMessage({ type: 'part', id: handle.id, ...parts[i]! } satisfies WriterRequest);
         parts[i] = {};
         await yieldEventLoop();
       }
       return this.worker === w;
     })();
-    sent.catch(() => undefined); // awaited by apply()
-    return { id, worker: w, parts: count, rest, sent };
+    handle.sent.catch(() => undefined); // awaited by apply()
   }
 
-  /** `staged`: the batch as stage() handed it over (then `batch` is not read); else it is staged now. */
+  /** `staged`: what stage() returned for this batch (then `batch` is not read); else it is sent now. */
   async apply(snapshotId: number, batch: WriteBatch, staged?: StagedBatch): Promise<ApplyResult> {
     const closed = (): WbsyncError => new WbsyncError('storage', 'the store is closed; the batch was not written', { hint: 'open the store again' });
     if (this.closed) throw closed();
-    const handed = staged ?? this.stage(batch);
-    if (!handed) throw closed();
-    const sent = await handed.sent.catch((e: unknown) => {
-      throw new WbsyncError('internal', `cannot hand the batch to the writer thread: ${(e as Error).message}`);
-    });
-    if (this.closed) throw closed();
-    // parts that went to a thread since stopped went with it: the batch is refused whole
-    if (!sent || handed.worker !== this.worker) {
-      throw new WbsyncError('storage', 'the database writer thread stopped before this batch\'s turn; nothing of it was written', { hint: 'run again; if it persists, run `wbsync verify`', retryable: true });
+    let handed: StagedBatch;
+    if (staged) {
+      handed = staged;
+      // its turn has come before it was sent ahead: send it now
+      const at = this.waiting.findIndex((x) => x.handle === staged);
+      if (at >= 0) this.send(staged, this.waiting.splice(at, 1)[0]!.batch);
+    } else {
+      handed = { id: ++this.seq, worker: null, parts: 0, rest: {}, sent: null };
+      this.send(handed, batch);
     }
-    const w = handed.worker;
+    try {
+      const sent = await handed.sent!.catch((e: unknown) => {
+        throw new WbsyncError('internal', `cannot hand the batch to the writer thread: ${(e as Error).message}`);
+      });
+      if (this.closed) throw closed();
+      // parts that went to a thread since stopped went with it: the batch is refused whole
+      if (!sent || handed.worker !== this.worker) {
+        throw new WbsyncError('storage', 'the database writer thread stopped before this batch\'s turn; nothing of it was written', { hint: 'run again; if it persists, run `wbsync verify`', retryable: true });
+      }
+    } finally {
+      // this batch is the thread's now (or refused): the next one may go ahead
+      this.ahead--;
+      this.pump();
+    }
+    const w = handed.worker!;
     const id = handed.id;
     const done = new Promise<ApplyResult>((resolve, reject) => this.pending.set(id, { resolve, reject }));
     w.ref();
@@ -179,6 +219,7 @@ export class ThreadBatchWriter implements BatchWriter {
 
   close(): void {
     this.closed = true;
+    this.waiting.length = 0;
     const w = this.worker;
     const replies = this.replies;
     if (!w || !replies) return;
