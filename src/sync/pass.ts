@@ -117,7 +117,7 @@ export async function runPass(deps: PassDeps, opts: PassOptions = {}): Promise<P
   const erasedLive = new Set<string>();
   const held: HeldLoss[] = [];
   const limiter = new PQueue({ concurrency: opts.modulesInFlight ?? 2 });
-  // not async: a suspended async function would keep `batch` alive until it is written, and the
+  // not async: a suspended async function would keep `batch` alive until it is written, when the
   // writer thread has its rows already (see Store.apply)
   const apply = (batch: WriteBatch): Promise<void> =>
     store.apply(snapshot, batch).then((res) => {
