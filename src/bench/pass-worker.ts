@@ -132,12 +132,11 @@ if (input.restore) {
     store.apply = async (_snapshot, b) => ({ written: { record: b.upserts?.records?.length ?? 0, cell: b.upserts?.cells?.length ?? 0 }, gone: {}, unchanged: 0 });
   } else {
     const apply = store.apply.bind(store);
-    // not async: it must not keep the batch alive while it is written (see Store.apply)
-    store.apply = (snapshot, b) =>
-      apply(snapshot, b).then((r) => {
-        if (r.writerCpuMs !== undefined) writerCpuMs = (writerCpuMs ?? 0) + r.writerCpuMs;
-        return r;
-      });
+    store.apply = async (snapshot, b) => {
+      const r = await apply(snapshot, b);
+      if (r.writerCpuMs !== undefined) writerCpuMs = (writerCpuMs ?? 0) + r.writerCpuMs;
+      return r;
+    };
   }
   const res = await runPass(
     { client: meter.client, store, logger: createLogger({ level: 'silent' }) },

@@ -8,14 +8,10 @@ import type { ApplyResult, WriteBatch } from './port.js';
 import type { Snapshots } from './snapshots.js';
 import { withStorageErrors } from './storage-error.js';
 import { VersionedWriter } from './versioned-writer.js';
-import type { StagedBatch } from './writer-thread.js';
 
 export interface BatchWriter {
-  /** One batch in one transaction; calls are already serialised by the store. `staged`: what
-   * stage() returned for this batch, if the writer has it. */
-  apply(snapshotId: number, batch: WriteBatch, staged?: StagedBatch): Promise<ApplyResult>;
-  /** Optional: starts handing the batch over before its turn (called outside the store's lock). */
-  stage?(batch: WriteBatch): StagedBatch | undefined;
+  /** One batch in one transaction; calls are already serialised by the store. */
+  apply(snapshotId: number, batch: WriteBatch): Promise<ApplyResult>;
   /** Waits for the batch in progress, if any, and releases the writer's resources. */
   close(): void;
 }

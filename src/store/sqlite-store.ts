@@ -88,11 +88,7 @@ export class SqliteStore implements Store {
   }
 
   apply(snapshotId: number, batch: WriteBatch): Promise<ApplyResult> {
-    // the batch's rows go to the writer thread ahead of its turn (see ThreadBatchWriter.stage); its
-    // turn (and the transaction) comes in order. Once staged, the writer holds it, not this closure.
-    const staged = this.batches.stage?.(batch);
-    const own: WriteBatch = staged ? {} : batch;
-    return this.mutex.run(() => this.batches.apply(snapshotId, own, staged));
+    return this.mutex.run(() => this.batches.apply(snapshotId, batch));
   }
 
   getCursor(workspaceId: string): Cursor | null {

@@ -22,8 +22,8 @@ export interface WriterInit {
 export type WriterRequest =
   /** Part of batch `id`, sent ahead of it (see batch-parts.ts). */
   | ({ type: 'part'; id: number } & BatchPart)
-  /** The rest of batch `id`: apply it with the `parts` parts received before (fewer: refused). */
-  | { type: 'apply'; id: number; parts: number; snapshotId: number; batch: WriteBatch; now: string; pageCap: number }
+  /** The rest of batch `id`: apply it with the parts received before. */
+  | { type: 'apply'; id: number; snapshotId: number; batch: WriteBatch; now: string; pageCap: number }
   | { type: 'close' };
 
 export interface ErrorFields {
@@ -34,27 +34,10 @@ export interface ErrorFields {
   details?: Record<string, unknown>;
 }
 
-/** A batch whose parts are on their way to (or at) the writer thread; see ThreadBatchWriter.stage. */
-export interface StagedBatch {
-  id: number;
-  /** The thread its parts went to; null while it waits to be sent. */
-  worker: Worker | null;
-  /** How many parts were cut (the thread refuses the batch if it holds fewer). */
-  parts: number;
-  /** What the 'apply' message carries: gone marks, cursor, verification marks. */
-  rest: WriteBatch;
-  /** Settles once every part is posted (false: the thread stopped meanwhile); null: not sent yet. */
-  sent: Promise<boolean> | null;
-}
-
 export type WriterReply = { id: number; result: ApplyResult } | { id: number; error: ErrorFields };
 
 /** Entities (or listings) per message. */
 const PART_SIZE = 200;
-
-/** Batches whose parts are sent to the thread ahead of their turn: one (the next), which is all
- * that keeps the thread from idling between batches; more would hold more memory in the thread. */
-const STAGE_AHEAD = 1;
 
 /** How long close() waits for a batch in progress to finish before abandoning the thread. */
 const CLOSE_WAIT_MS = 30_000;
@@ -82,10 +65,6 @@ export class ThreadBatchWriter implements BatchWriter {
   private readonly closedFlag = new Int32Array(new SharedArrayBuffer(4));
   private readonly pending = new Map<number, { resolve: (r: ApplyResult) => void; reject: (e: unknown) => void }>();
   private seq = 0;
-  /** Batches staged and not yet sent ahead, in the store's order. */
-  private readonly waiting: Array<{ handle: StagedBatch; batch: WriteBatch }> = [];
-  /** Batches being sent or sent, whose 'apply' has not gone yet. */
-  private ahead = 0;
 
   constructor(
     private readonly path: string,
@@ -133,93 +112,35 @@ export class ThreadBatchWriter implements BatchWriter {
     return w;
   }
 
-  /**
-   * Hands a batch's parts to the thread ahead of the store's turn to apply it: they are cloned and
-   * sent while the thread writes the batch before, so it finds them waiting instead of idling while
-   * they are sent one by one. One batch at a time goes ahead (STAGE_AHEAD; the others wait here, in
-   * order, as they did before), and each part is let go once sent.
-   */
-  stage(batch: WriteBatch): StagedBatch | undefined {
-    if (this.closed) return undefined;
-    const handle: StagedBatch = { id: ++this.seq, worker: null, parts: 0, rest: {}, sent: null };
-    this.waiting.push({ handle, batch });
-    this.pump();
-    return handle;
-  }
-
-  /** Starts sending waiting batches while fewer than STAGE_AHEAD are on their way. */
-  private pump(): void {
-    while (this.ahead < STAGE_AHEAD && this.waiting.length > 0 && !this.closed) {
-      const { handle, batch } = this.waiting.shift()!;
-      this.send(handle, batch);
-    }
-  }
-
-  private send(handle: StagedBatch, batch: WriteBatch): void {
+  async apply(snapshotId: number, batch: WriteBatch): Promise<ApplyResult> {
+    if (this.closed) throw new WbsyncError('storage', 'the store is closed; the batch was not written', { hint: 'open the store again' });
     const w = (this.worker ??= this.start());
-    this.ahead++;
-    const { parts, rest } = splitBatch(batch, PART_SIZE);
-    const count = parts.length;
-    handle.worker = w;
-    handle.parts = count;
-    handle.rest = rest;
-    handle.sent = (async (): Promise<boolean> => {
-      for (let i = 0; i < count; i++) {
-        if (this.worker !== w) return false; // stopped or closed meanwhile
-        w.postMessage({ type: 'part', id: handle.id, ...parts[i]! } satisfies WriterRequest);
-        parts[i] = {};
-        await yieldEventLoop();
-      }
-      return this.worker === w;
-    })();
-    handle.sent.catch(() => undefined); // awaited by apply()
-  }
-
-  /** `staged`: what stage() returned for this batch (then `batch` is not read); else it is sent now. */
-  async apply(snapshotId: number, batch: WriteBatch, staged?: StagedBatch): Promise<ApplyResult> {
-    const closed = (): WbsyncError => new WbsyncError('storage', 'the store is closed; the batch was not written', { hint: 'open the store again' });
-    if (this.closed) throw closed();
-    let handed: StagedBatch;
-    if (staged) {
-      handed = staged;
-      // its turn has come before it was sent ahead: send it now
-      const at = this.waiting.findIndex((x) => x.handle === staged);
-      if (at >= 0) this.send(staged, this.waiting.splice(at, 1)[0]!.batch);
-    } else {
-      handed = { id: ++this.seq, worker: null, parts: 0, rest: {}, sent: null };
-      this.send(handed, batch);
-    }
-    try {
-      const sent = await handed.sent!.catch((e: unknown) => {
-        throw new WbsyncError('internal', `cannot hand the batch to the writer thread: ${(e as Error).message}`);
-      });
-      if (this.closed) throw closed();
-      // parts that went to a thread since stopped went with it: the batch is refused whole
-      if (!sent || handed.worker !== this.worker) {
-        throw new WbsyncError('storage', 'the database writer thread stopped before this batch\'s turn; nothing of it was written', { hint: 'run again; if it persists, run `wbsync verify`', retryable: true });
-      }
-    } finally {
-      // this batch is the thread's now (or refused): the next one may go ahead
-      this.ahead--;
-      this.pump();
-    }
-    const w = handed.worker!;
-    const id = handed.id;
+    const id = ++this.seq;
     const done = new Promise<ApplyResult>((resolve, reject) => this.pending.set(id, { resolve, reject }));
+    done.catch(() => undefined); // may settle (writer stopped, store closed) while parts are still going out
     w.ref();
-    try {
-      w.postMessage({ type: 'apply', id, parts: handed.parts, snapshotId, batch: handed.rest, now: this.now(), pageCap: this.pageCap() } satisfies WriterRequest);
-    } catch (e) {
-      this.pending.delete(id);
-      if (this.pending.size === 0) w.unref();
-      throw new WbsyncError('internal', `cannot hand the batch to the writer thread: ${(e as Error).message}`);
+    const { parts, rest } = splitBatch(batch, PART_SIZE);
+    const now = this.now();
+    const pageCap = this.pageCap();
+    const post = (m: WriterRequest): void => {
+      try {
+        w.postMessage(m);
+      } catch (e) {
+        this.pending.delete(id);
+        throw new WbsyncError('internal', `cannot hand the batch to the writer thread: ${(e as Error).message}`);
+      }
+    };
+    for (const part of parts) {
+      post({ type: 'part', id, ...part });
+      await yieldEventLoop();
+      if (this.worker !== w) return done; // stopped or closed meanwhile: already settled
     }
+    post({ type: 'apply', id, snapshotId, batch: rest, now, pageCap });
     return done;
   }
 
   close(): void {
     this.closed = true;
-    this.waiting.length = 0;
     const w = this.worker;
     const replies = this.replies;
     if (!w || !replies) return;

@@ -5,7 +5,6 @@ import { parentPort, workerData } from 'node:worker_threads';
 import Database from 'better-sqlite3';
 import { applyBatch, type ApplyContext } from './apply-batch.js';
 import { addPart } from './batch-parts.js';
-import { WbsyncError } from '../domain/errors.js';
 import { Cursors } from './cursors.js';
 import { BUSY_TIMEOUT_MS, applyPragmas } from './pragmas.js';
 import { Snapshots } from './snapshots.js';
@@ -21,8 +20,8 @@ let ctx: ApplyContext | null = null;
 let pageCap = 0;
 /** This thread's CPU time when it last answered a batch (from its start: receiving parts counts). */
 let cpuAnswered = 0;
-/** Batches whose parts have arrived and whose 'apply' has not, with how many parts came. */
-const staged = new Map<number, { batch: WriteBatch; parts: number }>();
+/** Batches whose parts have arrived and whose 'apply' has not. */
+const staged = new Map<number, WriteBatch>();
 
 /** This thread's CPU time so far in ms (utime + stime of /proc/thread-self/stat), or null off Linux. */
 function threadCpuMs(): number | null {
@@ -51,9 +50,8 @@ function context(): ApplyContext {
 async function handle(m: WriterRequest): Promise<void> {
   if (m.type === 'part') {
     let into = staged.get(m.id);
-    if (!into) staged.set(m.id, (into = { batch: {}, parts: 0 }));
-    addPart(into.batch, m);
-    into.parts++;
+    if (!into) staged.set(m.id, (into = {}));
+    addPart(into, m);
     return;
   }
   if (m.type === 'close') {
@@ -79,11 +77,7 @@ async function handle(m: WriterRequest): Promise<void> {
     }
     const parts = staged.get(m.id);
     staged.delete(m.id);
-    // a batch is written whole or not at all: never its gone marks without all of its rows
-    if ((parts?.parts ?? 0) !== m.parts) {
-      throw new WbsyncError('internal', `database writer thread: batch ${m.id} arrived with ${parts?.parts ?? 0} of its ${m.parts} parts; nothing of it was written`);
-    }
-    const batch: WriteBatch = parts ? { ...parts.batch, ...m.batch } : m.batch;
+    const batch: WriteBatch = parts ? { ...parts, ...m.batch } : m.batch;
     const result = await applyBatch(c, m.snapshotId, batch, Infinity);
     const cpu = threadCpuMs();
     reply = { id: m.id, result: cpu === null ? result : { ...result, writerCpuMs: cpu - cpuAnswered } };

@@ -117,14 +117,12 @@ export async function runPass(deps: PassDeps, opts: PassOptions = {}): Promise<P
   const erasedLive = new Set<string>();
   const held: HeldLoss[] = [];
   const limiter = new PQueue({ concurrency: opts.modulesInFlight ?? 2 });
-  // not async: a suspended async function would keep `batch` alive until it is written, when the
-  // writer thread has its rows already (see Store.apply)
-  const apply = (batch: WriteBatch): Promise<void> =>
-    store.apply(snapshot, batch).then((res) => {
-      for (const e of res.erased ?? []) erasedLive.add(e);
-      add(counts, res.written);
-      add(gone, res.gone);
-    });
+  const apply = async (batch: WriteBatch): Promise<void> => {
+    const res = await store.apply(snapshot, batch);
+    for (const e of res.erased ?? []) erasedLive.add(e);
+    add(counts, res.written);
+    add(gone, res.gone);
+  };
 
   const finish = (status: 'complete' | 'failed', extra: Record<string, unknown> = {}): PassResult => {
     const s = client.stats();
