@@ -39,7 +39,8 @@ export interface WorkerInput {
 
 // measured as the CLI runs: with its heap policy
 keepHeapNearLiveData();
-const input = JSON.parse(process.argv[2] ?? '{}') as WorkerInput;
+// one JSON document on stdin (it holds the service's key: never on the command line)
+const input = JSON.parse(readFileSync(0, 'utf8') || '{}') as WorkerInput;
 const loop = monitorEventLoopDelay({ resolution: 5 });
 loop.enable();
 const client = createHttpClient({ baseUrl: input.baseUrl, apiKey: input.apiKey, concurrency: input.concurrency, retries: 5 });

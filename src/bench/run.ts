@@ -42,7 +42,8 @@ const dir = mkdtempSync(join(tmpdir(), 'wbsync-bench-'));
 type Figures = Record<string, any>;
 
 function runWorker(input: WorkerInput): Figures {
-  const out = execFileSync(process.execPath, [WORKER, JSON.stringify(input)], { encoding: 'utf8', maxBuffer: 1 << 24 });
+  // the input (it holds the service's key) goes through stdin, never the command line
+  const out = execFileSync(process.execPath, [WORKER], { input: JSON.stringify(input), encoding: 'utf8', maxBuffer: 1 << 24 });
   return JSON.parse(out.trim().split('\n').pop()!);
 }
 
