@@ -35,13 +35,14 @@ function rows(db: Database.Database, sql: string, params: Record<string, unknown
 
 const at = (r: Row, n: number): boolean => r.from <= n && (r.to === null || r.to > n);
 
-/** The module's records, cells and notes as of snapshot n, cells and notes without `raw`. */
-export function readModuleContent(db: Database.Database, moduleId: string, n: number): ModuleContent {
-  const p = { m: moduleId, n };
+/** The module's records, cells and notes as of snapshot n, cells and notes without `raw`; cells of
+ * `skipColumns` left out (the restore preview counts those in SQL: store/module-census.ts). */
+export function readModuleContent(db: Database.Database, moduleId: string, n: number, skipColumns: readonly string[] = []): ModuleContent {
+  const p = { m: moduleId, n, skip: JSON.stringify(skipColumns) };
   const live = (a: string): string => `${a}.valid_from <= @n AND coalesce(${a}.valid_to, ${OPEN}) > @n`;
   const recs = db.prepare(`SELECT ${recordList('r')} FROM record_versions r WHERE r.module_id = @m AND ${live('r')} ORDER BY r.parent_record_id IS NOT NULL, r.position IS NULL, r.position, r.id`).raw(true).all(p) as unknown[][];
   const cells = db
-    .prepare(`SELECT ${leanList(SPECS.cell)} FROM cell_versions c WHERE c.record_id IN (SELECT r.id FROM record_versions r WHERE r.module_id = @m AND ${live('r')}) AND ${live('c')} ORDER BY c.record_id, c.id`)
+    .prepare(`SELECT ${leanList(SPECS.cell)} FROM cell_versions c WHERE c.record_id IN (SELECT r.id FROM record_versions r WHERE r.module_id = @m AND ${live('r')}) AND ${live('c')} AND coalesce(c.column_id NOT IN (SELECT value FROM json_each(@skip)), 1) ORDER BY c.record_id, c.id`)
     .raw(true)
     .all(p) as unknown[][];
   const notes = db

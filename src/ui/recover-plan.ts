@@ -8,14 +8,13 @@
 
 import { commandLine } from '../domain/shell-command.js';
 import type { Member } from '../domain/entities.js';
-import { restoredIdMap } from '../restore/journal.js';
-import { planRestore } from '../restore/plan.js';
 import { summarisePlan, type PlanSummary } from '../restore/plan-steps.js';
 import { planRollback, ROLLBACK_KINDS, type FieldChange } from '../restore/rollback-plan.js';
 import type { NotRestored } from '../restore/plan-steps.js';
 import { treeFromState } from '../restore/tree.js';
-import { readModuleContent, readModuleWindow, withContent } from '../store/module-window.js';
+import { readModuleWindow, withContent } from '../store/module-window.js';
 import type { Store } from '../store/port.js';
+import { previewRestore } from './recover-restore.js';
 
 export type RecoverScope = 'module' | 'rollback';
 
@@ -50,15 +49,10 @@ export function previewRecover(store: Store, opts: { moduleId: string; snapshot:
   const latestState = store.stateAt(latest)!;
   // the whole module as the latest backup has it only for rollback; restore asks only "is it there"
   const stillThere = latestState.module(moduleId) !== null;
-  const window = scope === 'rollback' && stillThere && snapshot < latest ? readModuleWindow(store.db, moduleId, snapshot, latest) : null;
-  // the ledger: an erased record or person's note is listed as not restorable, as the command will
-  const base = treeFromState(withContent(snapState, moduleId, window?.base ?? readModuleContent(store.db, moduleId, snapshot)), moduleId, store.db)!;
-  const after = window ? treeFromState(withContent(latestState, moduleId, window.after), moduleId) : null;
-  const ws = base.module.workspaceId;
   const out: RecoverPreview = {
     scope,
     moduleId,
-    moduleName: base.module.name,
+    moduleName: snapState.module(moduleId)!.name,
     snapshot,
     latest,
     goneSinceBackup: !stillThere,
@@ -75,20 +69,10 @@ export function previewRecover(store: Store, opts: { moduleId: string; snapshot:
     const asCopy = stillThere;
     out.command = commandLine(['wbsync', 'restore', 'module', moduleId, '--snapshot', snapshot, ...(asCopy ? ['--as-copy'] : [])]);
     out.dryRunCommand = `${out.command} --dry-run`;
-    const liveIds = new Set(latestState.modules(ws).map((m) => m.id));
-    const plan = planRestore({
-      tree: base,
-      targetWorkspaceId: ws,
-      liveModuleIds: liveIds,
-      restoredIds: restoredIdMap(store.db, liveIds),
-      moduleNames: new Map(snapState.modules(ws).map((m) => [m.id, m.name])),
-      memberIds: new Set(latestState.members(ws).map((m) => m.userId)),
-      userNames: new Map(snapState.members(ws).map((m) => [m.userId, displayName(m)])),
-      attribution: opts.attribution,
-    });
-    out.counts = plan.counts;
-    out.summary = summarisePlan(plan);
-    out.notRestored = plan.notRestored;
+    const r = previewRestore(store, { moduleId, snapshot, snapState, latestState, attribution: opts.attribution });
+    out.counts = r.counts;
+    out.summary = r.summary;
+    out.notRestored = r.notRestored;
     return out;
   }
   out.command = commandLine(['wbsync', 'rollback', '--module', moduleId, '--to-snapshot', snapshot, ...(opts.columnId ? ['--column', opts.columnId] : [])]);
@@ -97,10 +81,15 @@ export function previewRecover(store: Store, opts: { moduleId: string; snapshot:
     out.refusal = `the latest backup (#${latest}) no longer holds this module: rollback works in place on a live module; restore it instead (scope "whole module")`;
     return out;
   }
-  if (after === null) {
+  if (snapshot >= latest) {
     out.refusal = `snapshot #${snapshot} is the latest backup: there is nothing to roll back to it from the database's view; pick an older snapshot`;
     return out;
   }
+  const window = readModuleWindow(store.db, moduleId, snapshot, latest);
+  // the ledger: an erased record or person's note is listed as not restorable, as the command will
+  const base = treeFromState(withContent(snapState, moduleId, window.base), moduleId, store.db)!;
+  const after = treeFromState(withContent(latestState, moduleId, window.after), moduleId)!;
+  const ws = base.module.workspaceId;
   const plan = planRollback({
     base,
     after,
