@@ -28,3 +28,57 @@ export function countValuedCellsAt(db: Database.Database, moduleId: string, n: n
     .pluck()
     .get({ m: moduleId, n, cols: JSON.stringify(columns), except: JSON.stringify(exceptRecords) }) as number;
 }
+
+/** One cell a rollback puts back: the live value (at l) and the one at s; `op` as planned. */
+export interface PlainCellWrite {
+  /** The cell at s when there was one (else the one at l). */
+  id: string;
+  recordId: string;
+  columnId: string;
+  inBase: boolean;
+  base: string | null;
+  live: string | null;
+  op: 'clearCell' | 'setCell' | 'createCell';
+}
+
+/**
+ * The cells of `columns` in `records` whose value differs between snapshots s < l (a cell missing on
+ * one side holds null): how many per step, and the first `limit` in the rollback planner's order —
+ * cells held at s by record then id, then cells only at l by record then id. A changed cell has a
+ * version at s closed by l, a version at l opened after s, or both (the window's `changed`).
+ */
+export function plainCellChanges(
+  db: Database.Database,
+  s: number,
+  l: number,
+  records: readonly string[],
+  columns: readonly string[],
+  limit: number,
+): { counts: Record<PlainCellWrite['op'], number>; first: PlainCellWrite[] } {
+  const counts = { clearCell: 0, setCell: 0, createCell: 0 };
+  if (!records.length || !columns.length) return { counts, first: [] };
+  // one row per changed cell: its version at s and its version at l (each at most one), paired by
+  // grouping in the index's order (record, column)
+  const pairs = `WITH w AS (
+      SELECT c.record_id, c.column_id,
+             max(CASE WHEN c.valid_from <= @s THEN c.id END) AS bid, max(CASE WHEN c.valid_from <= @s THEN c.value END) AS base,
+             max(CASE WHEN c.valid_from > @s THEN c.id END) AS aid, max(CASE WHEN c.valid_from > @s THEN c.value END) AS live
+        FROM cell_versions c
+       WHERE c.record_id IN ${IN_JSON('recs')} AND c.column_id IN ${IN_JSON('cols')}
+         AND ((c.valid_from <= @s AND c.valid_to > @s AND c.valid_to <= @l) OR (c.valid_from > @s AND c.valid_from <= @l AND coalesce(c.valid_to, ${OPEN}) > @l))
+       GROUP BY c.record_id, c.column_id
+      HAVING base IS NOT live),
+    o AS (SELECT coalesce(bid, aid) AS id, record_id, column_id, bid IS NOT NULL AS in_base, base, live,
+                 CASE WHEN base IS NULL THEN 'clearCell' WHEN aid IS NOT NULL THEN 'setCell' ELSE 'createCell' END AS op FROM w)`;
+  const p = { s, l, recs: JSON.stringify(records), cols: JSON.stringify(columns) };
+  // the first page, and the count per step over every row (one pass: the window sums see them all)
+  const page = db
+    .prepare(`${pairs} SELECT id, record_id, column_id, in_base, base, live, op, sum(op = 'clearCell') OVER (), sum(op = 'setCell') OVER (), sum(op = 'createCell') OVER ()
+                 FROM o ORDER BY in_base DESC, record_id, id LIMIT @limit`)
+    .raw(true)
+    .all({ ...p, limit: Math.max(limit, 1) }) as unknown[][];
+  const head = page[0];
+  if (head) [counts.clearCell, counts.setCell, counts.createCell] = head.slice(7) as number[];
+  const first = page.slice(0, Math.max(limit, 0)).map(([id, recordId, columnId, inBase, base, live, op]) => ({ id, recordId, columnId, inBase: inBase === 1, base, live, op }) as PlainCellWrite);
+  return { counts, first };
+}

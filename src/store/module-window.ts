@@ -58,9 +58,17 @@ export function readModuleContent(db: Database.Database, moduleId: string, n: nu
 
 /**
  * Both sides of a rollback (s < l): records and notes whole (a version both hold is one object),
- * cells only where the sides differ, and every cell at s of a record or a column gone by l.
+ * cells only where the sides differ, and every cell at s of a record or a column gone by l. Cells of
+ * `plainColumns` in top-level records both sides hold (`plainRecords`) are left out: the rollback
+ * preview counts those in SQL (store/module-census.ts).
  */
-export function readModuleWindow(db: Database.Database, moduleId: string, s: number, l: number): { base: ModuleContent; after: ModuleContent } {
+export function readModuleWindow(
+  db: Database.Database,
+  moduleId: string,
+  s: number,
+  l: number,
+  plainColumns: readonly string[] = [],
+): { base: ModuleContent; after: ModuleContent; plainRecords: string[] } {
   const p = { m: moduleId, s, l };
   const span = (a: string): string => `${a}.valid_from <= @l AND coalesce(${a}.valid_to, ${OPEN}) > @s`;
   // a version of either side (not one that came and went in between)
@@ -70,7 +78,6 @@ export function readModuleWindow(db: Database.Database, moduleId: string, s: num
   const everIds = `SELECT DISTINCT r.id FROM record_versions r WHERE r.module_id = @m AND ${span('r')}`;
   // versions at s closed by l, and versions at l begun after s (an edit is one of each)
   const changed = `((c.valid_from <= @s AND c.valid_to > @s AND c.valid_to <= @l) OR (c.valid_from > @s AND c.valid_from <= @l AND coalesce(c.valid_to, ${OPEN}) > @l))`;
-  const cellRows = rows(db, `SELECT ${head('c')}, ${leanList(SPECS.cell)} FROM cell_versions c WHERE c.record_id IN (${everIds}) AND ${changed}`, p);
   const noteRows = rows(db, `SELECT ${head('a')}, ${leanList(SPECS.amendment)} FROM amendment_versions a WHERE (a.module_id = @m OR a.record_id IN (${everIds})) AND ${either('a')} ORDER BY a.created_at, a.id`, p);
 
   const side = <T>(list: Row[], spec: EntitySpec, n: number, cache: Map<number, T>): T[] =>
@@ -82,6 +89,10 @@ export function readModuleWindow(db: Database.Database, moduleId: string, s: num
   const recCache = new Map<number, BoardRecord>();
   const baseRecords = side<BoardRecord>(recRows, SPECS.record, s, recCache);
   const afterRecords = side<BoardRecord>(recRows, SPECS.record, l, recCache);
+  const topAfter = new Set(afterRecords.filter((r) => r.parentRecordId === null).map((r) => r.id));
+  const plainRecords = plainColumns.length ? baseRecords.filter((r) => r.parentRecordId === null && topAfter.has(r.id)).map((r) => r.id) : [];
+  const plain = plainRecords.length ? ` AND NOT (c.column_id IN (SELECT value FROM json_each(@pc)) AND c.record_id IN (SELECT value FROM json_each(@pr)))` : '';
+  const cellRows = rows(db, `SELECT ${head('c')}, ${leanList(SPECS.cell)} FROM cell_versions c WHERE c.record_id IN (${everIds}) AND ${changed}${plain}`, plain ? { ...p, pc: JSON.stringify(plainColumns), pr: JSON.stringify(plainRecords) } : p);
 
   // rebuilt whole by the planner: cells (at s) of records gone by l and of columns gone by l
   const liveRecords = new Set(afterRecords.map((r) => r.id));
@@ -111,6 +122,7 @@ export function readModuleWindow(db: Database.Database, moduleId: string, s: num
   return {
     base: { records: baseRecords, cells: side<Cell>(allCells, SPECS.cell, s, cellCache), amendments: notesAt(s, baseIds) },
     after: { records: afterRecords, cells: side<Cell>(allCells, SPECS.cell, l, cellCache), amendments: notesAt(l, liveRecords) },
+    plainRecords,
   };
 }
 

@@ -4,17 +4,21 @@
 // pass — rollback's conflicts) is named as such; the command's own --dry-run reads it.
 // For speed on big modules the planners are fed what they look at (store/module-window.ts): the
 // module at the snapshot without the cells' raw bodies, and for a rollback only the cells that
-// differ between the two snapshots (the rest compare equal and plan nothing).
+// differ between the two snapshots (the rest compare equal and plan nothing); and the cells of
+// plain columns, one identical step each, are counted in SQL (store/module-census.ts) rather than
+// planned one by one — why that count is the planner's is said in recover-restore.ts and
+// recover-rollback.ts. A rollback's fields put back are listed up to a first page, with their total.
 
 import { commandLine } from '../domain/shell-command.js';
-import type { Member } from '../domain/entities.js';
-import { summarisePlan, type PlanSummary } from '../restore/plan-steps.js';
-import { planRollback, ROLLBACK_KINDS, type FieldChange } from '../restore/rollback-plan.js';
+import type { PlanSummary } from '../restore/plan-steps.js';
+import type { FieldChange } from '../restore/rollback-plan.js';
 import type { NotRestored } from '../restore/plan-steps.js';
-import { treeFromState } from '../restore/tree.js';
-import { readModuleWindow, withContent } from '../store/module-window.js';
 import type { Store } from '../store/port.js';
 import { previewRestore } from './recover-restore.js';
+import { previewRollback } from './recover-rollback.js';
+
+/** Fields put back listed by a rollback preview (the page shows them; the total is counted). */
+export const WRITES_LISTED = 200;
 
 export type RecoverScope = 'module' | 'rollback';
 
@@ -35,14 +39,13 @@ export interface RecoverPreview {
   counts: Record<string, number>;
   summary: PlanSummary | null;
   notRestored: NotRestored[];
-  /** Rollback: fields put back (latest backup → snapshot). */
+  /** Rollback: the first WRITES_LISTED fields put back (latest backup → snapshot), and how many. */
   writes: FieldChange[];
+  writeCount: number;
   newRecords: { id: string; name: string }[];
 }
 
-const displayName = (m: Member): string => [m.firstName, m.lastName].filter(Boolean).join(' ') || m.email || m.userId;
-
-export function previewRecover(store: Store, opts: { moduleId: string; snapshot: number; scope: RecoverScope; columnId?: string; attribution: string }): RecoverPreview {
+export function previewRecover(store: Store, opts: { moduleId: string; snapshot: number; scope: RecoverScope; columnId?: string; attribution: string; listed?: number }): RecoverPreview {
   const { moduleId, snapshot, scope } = opts;
   const latest = store.latestCompleteSnapshot() ?? snapshot;
   const snapState = store.stateAt(snapshot)!;
@@ -63,6 +66,7 @@ export function previewRecover(store: Store, opts: { moduleId: string; snapshot:
     summary: null,
     notRestored: [],
     writes: [],
+    writeCount: 0,
     newRecords: [],
   };
   if (scope === 'module') {
@@ -85,28 +89,12 @@ export function previewRecover(store: Store, opts: { moduleId: string; snapshot:
     out.refusal = `snapshot #${snapshot} is the latest backup: there is nothing to roll back to it from the database's view; pick an older snapshot`;
     return out;
   }
-  const window = readModuleWindow(store.db, moduleId, snapshot, latest);
-  // the ledger: an erased record or person's note is listed as not restorable, as the command will
-  const base = treeFromState(withContent(snapState, moduleId, window.base), moduleId, store.db)!;
-  const after = treeFromState(withContent(latestState, moduleId, window.after), moduleId)!;
-  const ws = base.module.workspaceId;
-  const plan = planRollback({
-    base,
-    after,
-    // the latest backup stands in for the service (read once: the planner does not change its inputs)
-    live: after,
-    selection: { kinds: new Set(ROLLBACK_KINDS), kindsNamed: false, columns: opts.columnId ? new Set([opts.columnId]) : null, records: null, collections: null, touched: null },
-    force: false,
-    workspaceId: ws,
-    attribution: opts.attribution,
-    userNames: new Map(latestState.members(ws).map((m) => [m.userId, displayName(m)])),
-    // recipes naming what the rollback would recreate are re-pointed (counted in the preview)
-    recipes: [...after.automations, ...latestState.workspaceAutomations(ws)],
-  });
-  out.counts = plan.counts;
-  out.summary = summarisePlan(plan.plan);
-  out.notRestored = plan.plan.notRestored;
-  out.writes = plan.writes;
-  out.newRecords = plan.newRecords.map((r) => ({ id: r.id, name: r.name }));
+  const r = previewRollback(store, { moduleId, snapshot, latest, snapState, latestState, columnId: opts.columnId, attribution: opts.attribution, listed: opts.listed ?? WRITES_LISTED });
+  out.counts = r.counts;
+  out.summary = r.summary;
+  out.notRestored = r.notRestored;
+  out.writes = r.writes;
+  out.writeCount = r.writeCount;
+  out.newRecords = r.newRecords;
   return out;
 }
