@@ -58,7 +58,8 @@ export function readModuleContent(db: Database.Database, moduleId: string, n: nu
 
 /**
  * Both sides of a rollback (s < l): records and notes whole (a version both hold is one object),
- * cells only where the sides differ, and every cell at s of a record or a column gone by l. Cells of
+ * cells only where the sides differ, every cell at s of a record or a column gone by l, and the
+ * cells both hold whose value may name a record gone by l (or under one). Cells of
  * `plainColumns` in top-level records both sides hold (`plainRecords`) are left out: the rollback
  * preview counts those in SQL (store/module-census.ts).
  */
@@ -107,6 +108,18 @@ export function readModuleWindow(
     const toRow = ([vid, from, to, ...rest]: unknown[]): Row => ({ vid: vid as number, from: from as number, to: to as number | null, rest });
     for (const r of goneRecords) extra.push(...(byRecord.all({ ...p, r }) as unknown[][]).map(toRow));
     for (const c of goneColumns) extra.push(...(byColumn.all({ ...p, c }) as unknown[][]).map(toRow));
+  }
+  if (goneRecords.length) {
+    // cells both sides hold that may name a record the planner recreates (one gone by l, or under
+    // one): it re-points them to the copy (planCells' relation cells)
+    const under = new Set(goneRecords);
+    for (let grew = true; grew; ) {
+      grew = false;
+      for (const r of baseRecords) if (r.parentRecordId !== null && under.has(r.parentRecordId) && !under.has(r.id)) (under.add(r.id), (grew = true));
+    }
+    const naming = `SELECT ${head('c')}, ${leanList(SPECS.cell)} FROM cell_versions c WHERE c.record_id IN (${everIds}) AND c.valid_from <= @s AND coalesce(c.valid_to, ${OPEN}) > @l
+      AND c.value IS NOT NULL AND EXISTS (SELECT 1 FROM json_each(@named) g WHERE instr(c.value, g.value) > 0)`;
+    extra.push(...rows(db, naming, { ...p, named: JSON.stringify([...under]) }));
   }
   const seen = new Set<number>();
   const allCells = [...cellRows, ...extra].filter((r) => !seen.has(r.vid) && (seen.add(r.vid), true));
