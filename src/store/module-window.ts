@@ -70,13 +70,15 @@ export function readModuleWindow(
   l: number,
   plainColumns: readonly string[] = [],
 ): { base: ModuleContent; after: ModuleContent; plainRecords: string[] } {
-  const p = { m: moduleId, s, l };
+  const p: Record<string, unknown> = { m: moduleId, s, l };
   const span = (a: string): string => `${a}.valid_from <= @l AND coalesce(${a}.valid_to, ${OPEN}) > @s`;
   // a version of either side (not one that came and went in between)
   const either = (a: string): string => `((${a}.valid_from <= @s AND coalesce(${a}.valid_to, ${OPEN}) > @s) OR (${a}.valid_from <= @l AND ${a}.valid_to IS NULL) OR (${a}.valid_from <= @l AND ${a}.valid_to > @l))`;
   const head = (a: string): string => `${a}.vid, ${a}.valid_from, ${a}.valid_to`;
   const recRows = rows(db, `SELECT ${head('r')}, ${recordList('r')} FROM record_versions r WHERE r.module_id = @m AND ${either('r')} ORDER BY r.parent_record_id IS NOT NULL, r.position IS NULL, r.position, r.id`, p);
-  const everIds = `SELECT DISTINCT r.id FROM record_versions r WHERE r.module_id = @m AND ${span('r')}`;
+  // the module's records of any version in the window, read once for every query below
+  p.ever = JSON.stringify(db.prepare(`SELECT DISTINCT r.id FROM record_versions r WHERE r.module_id = @m AND ${span('r')}`).pluck().all(p));
+  const everIds = `SELECT value FROM json_each(@ever)`;
   // versions at s closed by l, and versions at l begun after s (an edit is one of each)
   const changed = `((c.valid_from <= @s AND c.valid_to > @s AND c.valid_to <= @l) OR (c.valid_from > @s AND c.valid_from <= @l AND coalesce(c.valid_to, ${OPEN}) > @l))`;
   const noteRows = rows(db, `SELECT ${head('a')}, ${leanList(SPECS.amendment)} FROM amendment_versions a WHERE (a.module_id = @m OR a.record_id IN (${everIds})) AND ${either('a')} ORDER BY a.created_at, a.id`, p);
