@@ -59,13 +59,24 @@ export function plainCellChanges(
   if (!records.length || !columns.length) return { counts, first: [] };
   // one row per changed cell: its version at s and its version at l (each at most one), paired by
   // grouping in the index's order (record, column)
+  // The changed versions, found by the module's cells (each record's, through the covering index)
+  // or — when the whole database changed less in the window than the module holds — by the
+  // versions closed and opened in it (the valid_to and valid_from indexes): the same rows either way.
+  const changedInWindow = (db.prepare(`SELECT (SELECT count(*) FROM cell_versions WHERE valid_to > @s AND valid_to <= @l) + (SELECT count(*) FROM cell_versions WHERE valid_from > @s AND valid_from <= @l AND valid_from > 0)`).pluck().get({ s, l }) as number);
+  const byTime = changedInWindow * 4 < records.length * columns.length;
+  const mine = `c.record_id IN ${IN_JSON('recs')} AND c.column_id IN ${IN_JSON('cols')}`;
+  // (unary + keeps SQLite from seeking by record there: the time indexes lead)
+  const filtered = `+c.record_id IN ${IN_JSON('recs')} AND +c.column_id IN ${IN_JSON('cols')}`;
+  const changed = byTime
+    ? `SELECT c.record_id, c.column_id, c.id, c.value, c.valid_from FROM cell_versions c WHERE c.valid_to > @s AND c.valid_to <= @l AND c.valid_from <= @s AND ${filtered}
+       UNION ALL SELECT c.record_id, c.column_id, c.id, c.value, c.valid_from FROM cell_versions c WHERE c.valid_from > @s AND c.valid_from <= @l AND c.valid_from > 0 AND coalesce(c.valid_to, ${OPEN}) > @l AND ${filtered}`
+    : `SELECT c.record_id, c.column_id, c.id, c.value, c.valid_from FROM cell_versions c WHERE ${mine}
+         AND ((c.valid_from <= @s AND c.valid_to > @s AND c.valid_to <= @l) OR (c.valid_from > @s AND c.valid_from <= @l AND coalesce(c.valid_to, ${OPEN}) > @l))`;
   const pairs = `WITH w AS (
       SELECT c.record_id, c.column_id,
              max(CASE WHEN c.valid_from <= @s THEN c.id END) AS bid, max(CASE WHEN c.valid_from <= @s THEN c.value END) AS base,
              max(CASE WHEN c.valid_from > @s THEN c.id END) AS aid, max(CASE WHEN c.valid_from > @s THEN c.value END) AS live
-        FROM cell_versions c
-       WHERE c.record_id IN ${IN_JSON('recs')} AND c.column_id IN ${IN_JSON('cols')}
-         AND ((c.valid_from <= @s AND c.valid_to > @s AND c.valid_to <= @l) OR (c.valid_from > @s AND c.valid_from <= @l AND coalesce(c.valid_to, ${OPEN}) > @l))
+        FROM (${changed}) c
        GROUP BY c.record_id, c.column_id
       HAVING base IS NOT live),
     o AS (SELECT coalesce(bid, aid) AS id, record_id, column_id, bid IS NOT NULL AS in_base, base, live,
