@@ -29,6 +29,17 @@ export function countValuedCellsAt(db: Database.Database, moduleId: string, n: n
     .get({ m: moduleId, n, cols: JSON.stringify(columns), except: JSON.stringify(exceptRecords) }) as number;
 }
 
+/** Whether the whole database closed and opened fewer cell versions between s and l than a quarter
+ * of `scanned` (the cells a query by the module's records would visit): then the valid_to and
+ * valid_from indexes find a window's changed cells faster than the module's records do. */
+export function fewChangesIn(db: Database.Database, s: number, l: number, scanned: number): boolean {
+  const n = db
+    .prepare(`SELECT (SELECT count(*) FROM cell_versions WHERE valid_to > @s AND valid_to <= @l) + (SELECT count(*) FROM cell_versions WHERE valid_from > @s AND valid_from <= @l AND valid_from > 0)`)
+    .pluck()
+    .get({ s, l }) as number;
+  return n * 4 < scanned;
+}
+
 /** One cell a rollback puts back: the live value (at l) and the one at s; `op` as planned. */
 export interface PlainCellWrite {
   /** The cell at s when there was one (else the one at l). */
@@ -62,8 +73,7 @@ export function plainCellChanges(
   // The changed versions, found by the module's cells (each record's, through the covering index)
   // or — when the whole database changed less in the window than the module holds — by the
   // versions closed and opened in it (the valid_to and valid_from indexes): the same rows either way.
-  const changedInWindow = (db.prepare(`SELECT (SELECT count(*) FROM cell_versions WHERE valid_to > @s AND valid_to <= @l) + (SELECT count(*) FROM cell_versions WHERE valid_from > @s AND valid_from <= @l AND valid_from > 0)`).pluck().get({ s, l }) as number);
-  const byTime = changedInWindow * 4 < records.length * columns.length;
+  const byTime = fewChangesIn(db, s, l, records.length * columns.length);
   const mine = `c.record_id IN ${IN_JSON('recs')} AND c.column_id IN ${IN_JSON('cols')}`;
   // (unary + keeps SQLite from seeking by record there: the time indexes lead)
   const filtered = `+c.record_id IN ${IN_JSON('recs')} AND +c.column_id IN ${IN_JSON('cols')}`;

@@ -8,6 +8,7 @@
 import type Database from 'better-sqlite3';
 import type { Amendment, BoardRecord, Cell, Collection, Column, ColumnScope, Module } from '../domain/entities.js';
 import { SPECS, fromRow, quoteCol, type EntitySpec } from './entity-specs.js';
+import { fewChangesIn } from './module-census.js';
 import type { StateReader } from './port.js';
 
 const OPEN = '9223372036854775807';
@@ -95,7 +96,13 @@ export function readModuleWindow(
   const topAfter = new Set(afterRecords.filter((r) => r.parentRecordId === null).map((r) => r.id));
   const plainRecords = plainColumns.length ? baseRecords.filter((r) => r.parentRecordId === null && topAfter.has(r.id)).map((r) => r.id) : [];
   const plain = plainRecords.length ? ` AND NOT (c.column_id IN (SELECT value FROM json_each(@pc)) AND c.record_id IN (SELECT value FROM json_each(@pr)))` : '';
-  const cellRows = rows(db, `SELECT ${head('c')}, ${leanList(SPECS.cell)} FROM cell_versions c WHERE c.record_id IN (${everIds}) AND ${changed}${plain}`, plain ? { ...p, pc: JSON.stringify(plainColumns), pr: JSON.stringify(plainRecords) } : p);
+  // a short window's changed cells are found by the versions closed and opened in it (the same
+  // rows; unary + keeps SQLite from seeking by record there), a long one's by the module's records
+  const cellSql = fewChangesIn(db, s, l, JSON.parse(p.ever as string).length * 8)
+    ? `SELECT ${head('c')}, ${leanList(SPECS.cell)} FROM cell_versions c WHERE c.valid_to > @s AND c.valid_to <= @l AND c.valid_from <= @s AND +c.record_id IN (${everIds})${plain}
+       UNION ALL SELECT ${head('c')}, ${leanList(SPECS.cell)} FROM cell_versions c WHERE c.valid_from > @s AND c.valid_from <= @l AND c.valid_from > 0 AND coalesce(c.valid_to, ${OPEN}) > @l AND +c.record_id IN (${everIds})${plain}`
+    : `SELECT ${head('c')}, ${leanList(SPECS.cell)} FROM cell_versions c WHERE c.record_id IN (${everIds}) AND ${changed}${plain}`;
+  const cellRows = rows(db, cellSql, plain ? { ...p, pc: JSON.stringify(plainColumns), pr: JSON.stringify(plainRecords) } : p);
 
   // rebuilt whole by the planner: cells (at s) of records gone by l and of columns gone by l
   const liveRecords = new Set(afterRecords.map((r) => r.id));
