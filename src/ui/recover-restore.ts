@@ -1,7 +1,7 @@
 // The recover page's restore preview ("whole module"): `restore module`'s own planner on the module
 // as of the snapshot, except that the cells of plain columns are counted in SQL rather than read.
 //
-// Why the count is the planner's (restore/plan-content.ts, the cells phase): a cell is a createCell
+// Why the count is the planner's (restore/module/plan-content.ts, the cells phase): a cell is a createCell
 // step when its record is restored, its column is restored, it holds a value and its record has a
 // collection to go to; otherwise it is either skipped silently or listed as not restorable. A plain
 // column — one of the module's columns at the snapshot, not a relation, whose settings name no other
@@ -13,14 +13,11 @@
 // order. Steps of the cells phase are only ever counted by the page (summarisePlan), never shown.
 
 import type { BoardRecord, Column, Member } from '../domain/entities.js';
-import { restoredIdMap } from '../restore/journal.js';
-import { planRestore } from '../restore/plan.js';
-import { summarisePlan, type NotRestored, type PlanSummary, type RestorePlan } from '../restore/plan-steps.js';
-import { collectRefs } from '../restore/remap.js';
-import { treeFromState } from '../restore/tree.js';
-import { countValuedCellsAt } from '../store/module-census.js';
-import { readModuleContent, withContent } from '../store/module-window.js';
+import { collectRefs, planRestore, restoredIdMap, summarisePlan, treeFromState, type NotRestored, type PlanSummary } from '../restore/index.js';
+import { countValuedCellsAt, readModuleContent, withContent } from '../store/read/index.js';
 import type { StateReader, Store } from '../store/port.js';
+
+type RestorePlan = ReturnType<typeof planRestore>;
 
 export interface RestorePreview {
   moduleName: string;

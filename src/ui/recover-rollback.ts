@@ -1,5 +1,5 @@
 // The recover page's rollback preview: `rollback`'s own planner on the two sides read by
-// store/module-window.ts (the snapshot, and the latest backup standing in for the service), except
+// store/read/module-window.ts (the snapshot, and the latest backup standing in for the service), except
 // that the value changes of plain cells are counted in SQL and only the first page of them is read.
 //
 // Why the count is the planner's (restore/rollback/plan-content.ts, planCells). A plain cell is one
@@ -17,12 +17,8 @@
 // snapshot first) record then id, so the first page merges both by that order.
 
 import type { Column, Member } from '../domain/entities.js';
-import { summarisePlan, type NotRestored, type PlanSummary } from '../restore/plan-steps.js';
-import { planRollback, ROLLBACK_KINDS, type FieldChange } from '../restore/rollback-plan.js';
-import { collectRefs } from '../restore/remap.js';
-import { treeFromState } from '../restore/tree.js';
-import { plainCellChanges, type PlainCellWrite } from '../store/module-census.js';
-import { readModuleWindow, withContent } from '../store/module-window.js';
+import { collectRefs, planRollback, ROLLBACK_KINDS, summarisePlan, treeFromState, type FieldChange, type NotRestored, type PlanSummary } from '../restore/index.js';
+import { plainCellChanges, readModuleWindow, withContent, type PlainCellWrite } from '../store/read/index.js';
 import type { StateReader, Store } from '../store/port.js';
 
 export interface RollbackPreview {

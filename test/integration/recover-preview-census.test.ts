@@ -1,4 +1,4 @@
-// The recover previews count the cells of plain columns in SQL (store/module-census.ts) and plan
+// The recover previews count the cells of plain columns in SQL (store/read/module-census.ts) and plan
 // every other cell; this holds them equal to the planners fed the whole modules on the shapes the
 // random writes of recover-preview.test.ts never make: relation columns (into a module deleted
 // since, and naming the module's own records), a column whose settings name another column, two
@@ -12,11 +12,7 @@
 import { afterEach, describe, expect, it } from 'vitest';
 import { join } from 'node:path';
 import type { Amendment, BoardRecord, Cell, Collection, Column, Module, Workspace } from '../../src/domain/entities.js';
-import { restoredIdMap } from '../../src/restore/journal.js';
-import { planRestore } from '../../src/restore/plan.js';
-import { summarisePlan } from '../../src/restore/plan-steps.js';
-import { planRollback, ROLLBACK_KINDS } from '../../src/restore/rollback-plan.js';
-import { treeFromState } from '../../src/restore/tree.js';
+import { planRestore, planRollback, restoredIdMap, ROLLBACK_KINDS, summarisePlan, treeFromState } from '../../src/restore/index.js';
 import { openStore } from '../../src/store/index.js';
 import type { GoneMark, Store, Upserts } from '../../src/store/port.js';
 import { previewRecover } from '../../src/ui/recover-plan.js';

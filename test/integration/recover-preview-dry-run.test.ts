@@ -7,8 +7,7 @@
 
 import { describe, expect, it } from 'vitest';
 import type { Dialect } from '../../src/emulator/types.js';
-import { restoreModule } from '../../src/restore/restore-module.js';
-import type { FieldChange } from '../../src/restore/rollback-plan.js';
+import { restoreModule, type FieldChange } from '../../src/restore/index.js';
 import { previewRecover } from '../../src/ui/recover-plan.js';
 import { dumpOf } from '../helpers/harness.js';
 import { ATTRIBUTION, board, call, runRollback, setCell, syncAfterDamage } from '../helpers/rollback-kit.js';

@@ -1,6 +1,6 @@
-// The console's recover previews read less for speed (store/module-window.ts: the module without
+// The console's recover previews read less for speed (store/read/module-window.ts: the module without
 // the cells' raw bodies; for a rollback only the cells that differ between the two snapshots; the
-// cells of plain columns counted in SQL, store/module-census.ts). They must plan exactly what the
+// cells of plain columns counted in SQL, store/read/module-census.ts). They must plan exactly what the
 // planners plan from the whole modules: after random writes (deleted columns, collections, records
 // and notes among them) in both dialects, every module, every earlier snapshot, both scopes —
 // compared with the previews built the slow way, the rollback's fields put back as a first page
@@ -9,11 +9,7 @@
 import { afterEach, describe, expect, it } from 'vitest';
 import type { Dialect } from '../../src/emulator/types.js';
 import type { Member } from '../../src/domain/entities.js';
-import { restoredIdMap } from '../../src/restore/journal.js';
-import { planRestore } from '../../src/restore/plan.js';
-import { summarisePlan } from '../../src/restore/plan-steps.js';
-import { planRollback, ROLLBACK_KINDS } from '../../src/restore/rollback-plan.js';
-import { treeFromState } from '../../src/restore/tree.js';
+import { planRestore, planRollback, restoredIdMap, ROLLBACK_KINDS, summarisePlan, treeFromState } from '../../src/restore/index.js';
 import type { Store } from '../../src/store/port.js';
 import { previewRecover } from '../../src/ui/recover-plan.js';
 import { makeHarness, type Harness } from '../helpers/harness.js';
