@@ -1,4 +1,5 @@
-// One worker under the operator's hand: pause, resume and remove a tenant; a tenant without its key
+// One worker under the operator's hand: pause, resume and remove a tenant; prune and a restore drill
+// run as jobs of their own, one at a time with the passes; a tenant without its key
 // does not start (the others do, and /healthz says why); a second process with the same --id is
 // refused; single-machine commands work on a tenant's database beside the running worker; the
 // Postgres URL never appears in the worker's output.
@@ -26,6 +27,11 @@ describe('a fleet worker under control', () => {
     svc = await startService('observed', { modules: 1, records: 5 });
     const settings = join(tmp.dir, 'tenant.json');
     writeFileSync(settings, JSON.stringify({ schedule: { incremental: '*/2 * * * * *', full: '0 0 1 1 *' } }));
+    // gamma: its upkeep as jobs too — prune after each full pass, a restore drill on its schedule
+    const upkeep = join(tmp.dir, 'upkeep.json');
+    writeFileSync(upkeep, JSON.stringify({ schedule: { incremental: '*/3 * * * * *', full: '*/6 * * * * *' }, retention: { keepLast: 2 }, drill: { schedule: '*/9 * * * * *', dialect: 'spec' } }));
+    writeKey(files, 'gamma', svc.emu.apiKey);
+    expect((await cli('fleet', 'tenant', 'add', 'gamma', '--base-url', svc.emu.baseUrl, '--tenant-config', upkeep)).code).toBe(0);
     for (const name of ['alpha', 'beta', 'nokey']) {
       if (name !== 'nokey') writeKey(files, name, svc.emu.apiKey);
       expect((await cli('fleet', 'tenant', 'add', name, '--base-url', svc.emu.baseUrl, '--tenant-config', settings)).code).toBe(0);
@@ -38,7 +44,7 @@ describe('a fleet worker under control', () => {
     tmp.cleanup();
   });
 
-  it('pauses, resumes and removes tenants; refuses a second worker of the same id; keeps keyless tenants out', async () => {
+  it('pauses, resumes and removes tenants; refuses a second worker of the same id; keeps keyless tenants out; runs prune and drills as jobs', async () => {
     const data = join(tmp.dir, 'w');
     worker = spawnWorker(files, 'w', data, 5);
     await waitFor('alpha and beta passing', 60_000, async () => {
@@ -77,7 +83,7 @@ describe('a fleet worker under control', () => {
     expect((await cli('fleet', 'tenant', 'remove', 'alpha')).code).toBe(0);
     await new Promise((r) => setTimeout(r, 2_500));
     const h2 = (await (await fetch(`${url}/healthz`)).json()) as { tenants: Record<string, unknown> };
-    expect(Object.keys(h2.tenants).sort()).toEqual(['beta', 'nokey']);
+    expect(Object.keys(h2.tenants).sort()).toEqual(['beta', 'gamma', 'nokey']);
     expect(existsSync(db)).toBe(true);
     expect((await runCliCaptured(['verify', '--db', db])).code).toBe(0);
 
@@ -85,9 +91,18 @@ describe('a fleet worker under control', () => {
     writeKey(files, 'nokey', svc.emu.apiKey);
     await waitFor('the keyless tenant passing once its key is there', 60_000, async () => (await okRuns('nokey')) >= 1, 500);
 
+    // gamma's upkeep ran as jobs of its own, one at a time with its passes
+    await waitFor('a prune and a drill of gamma', 90_000, async () => {
+      const kinds = (await pgs.query<{ kind: string }>(`select distinct kind from wbsync_fleet.runs where tenant = 'gamma' and ok`)).map((r) => r.kind);
+      return kinds.includes('prune') && kinds.includes('drill') && kinds.includes('full');
+    }, 500);
+    const gamma = await pgs.query<{ kind: string; started_at: Date; finished_at: Date; details: { forgotten?: number[] } }>(`select kind, started_at, finished_at, details from wbsync_fleet.runs where tenant = 'gamma' and finished_at is not null order by id`);
+    for (let i = 1; i < gamma.length; i++) expect(gamma[i]!.started_at.getTime()).toBeGreaterThanOrEqual(gamma[i - 1]!.finished_at.getTime());
+    expect(gamma.some((r) => r.kind === 'prune' && (r.details.forgotten?.length ?? 0) > 0)).toBe(true);
+
     const status = await cli('fleet', 'status');
     expect(status.out).toMatch(/^beta\s+w\s+idle|^beta\s+w\s+running/m);
     expect(await worker.stop()).toBe(0);
     expect(worker.output()).not.toContain(new URL(pgs.url).password);
-  }, 180_000);
+  }, 240_000);
 });
