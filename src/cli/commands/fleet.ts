@@ -1,0 +1,20 @@
+// `wbsync fleet ...`: many tenants on a fleet of workers coordinated through Postgres (docs/fleet.md).
+
+import type { Command } from '../command.js';
+import { fleetTenantCommand } from './fleet-tenant.js';
+
+export const FLEET_SUBCOMMANDS: Command[] = [fleetTenantCommand];
+
+export const fleetCommand: Command = {
+  name: 'fleet',
+  summary: 'many tenants on workers coordinated through Postgres: tenants, workers, status',
+  usage: 'wbsync fleet tenant | worker | status',
+  description: [
+    'A fleet: tenants (each its own service base URL, key and SQLite database) homed on workers, one',
+    'home per tenant, coordinated through Postgres (fleet.postgresUrlFile; the URL holds a password,',
+    'so it is never a flag). See docs/fleet.md.',
+  ].join('\n'),
+  examples: ['wbsync fleet tenant list'],
+  flags: [],
+  subcommands: FLEET_SUBCOMMANDS,
+};
