@@ -234,6 +234,16 @@ export const ConfigSchema = z.strictObject({
         .min(1)
         .optional()
         .describe('File holding the fleet\'s age identity (a secret, mode 0600): workers decrypt fleet copies with it when they take a tenant over.'),
+      copies: z
+        .strictObject({
+          bucket: z.string().min(3).optional().describe('S3 bucket of the fleet copies (a tenant\'s whole database, encrypted to fleet.copyRecipient) that move tenants between workers; unset: tenants cannot move. Credentials come from the standard AWS environment variables or files, never from here.'),
+          prefix: z.string().default('wbsync-fleet/').describe('Key prefix inside the bucket; the copies of tenant NAME are under PREFIX/fleet/NAME/.'),
+          endpoint: z.url({ protocol: /^https?$/, message: 'expected an http(s) URL' }).optional().describe('S3-compatible endpoint (MinIO, R2, Ceph...); unset: AWS.'),
+          region: z.string().min(1).default('us-east-1').describe('Region of the bucket.'),
+          forcePathStyle: z.boolean().default(false).describe('Path-style URLs (most S3-compatible stores want true).'),
+        })
+        .prefault({})
+        .describe('Where fleet copies go (object storage the workers share).'),
     })
     .prefault({})
     .describe('A fleet of workers coordinated through Postgres (`wbsync fleet ...`, docs/fleet.md).'),

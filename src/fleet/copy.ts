@@ -51,10 +51,10 @@ export interface ListedCopy extends FleetCopyManifest {
   manifestKey: string;
 }
 
-/** `fleet/<tenant>/` under the store's prefix. */
-export function tenantPrefix(tenant: string): string {
+/** `<root>fleet/<tenant>/`: where a tenant's copies are (root: fleet.copies.prefix). */
+export function tenantPrefix(tenant: string, root = ''): string {
   if (!TENANT.test(tenant)) throw new WbsyncError('usage', `not a tenant name: ${JSON.stringify(tenant)}`, { hint: 'tenant names are lower-case letters, digits and dashes (at most 63)' });
-  return `fleet/${tenant}/`;
+  return `${root}fleet/${tenant}/`;
 }
 
 /** A private scratch folder (0700) removed afterwards, whatever happens. */
@@ -112,6 +112,8 @@ export interface WriteCopyOptions {
   tenant: string;
   dbPath: string;
   objects: ObjectStore;
+  /** fleet.copies.prefix */
+  root?: string;
   recipient: string;
   worker: string;
   epoch: number;
@@ -121,7 +123,7 @@ export interface WriteCopyOptions {
 /** Writes a fleet copy of the tenant's database; returns its manifest (with the manifest's key). */
 export async function writeFleetCopy(o: WriteCopyOptions): Promise<ListedCopy> {
   if (!isRecipient(o.recipient)) throw new WbsyncError('config', 'fleet.copyRecipient is not an age public key', { hint: "set it to the 'public key: age1…' line age-keygen printed for the fleet identity" });
-  const prefix = tenantPrefix(o.tenant);
+  const prefix = tenantPrefix(o.tenant, o.root);
   return withScratch(async (dir) => {
     const file = path.join(dir, 'copy.db');
     const lineage = consistentCopy(o.dbPath, file);
@@ -153,8 +155,9 @@ export async function writeFleetCopy(o: WriteCopyOptions): Promise<ListedCopy> {
 }
 
 /** The tenant's fleet copies, oldest first (by the time taken, then the epoch). */
-export async function listFleetCopies(objects: ObjectStore, tenant: string): Promise<ListedCopy[]> {
-  const keys = (await objects.list(tenantPrefix(tenant))).filter((k) => k.endsWith('.json'));
+export async function listFleetCopies(objects: ObjectStore, tenant: string, root = ''): Promise<ListedCopy[]> {
+  const prefix = tenantPrefix(tenant, root);
+  const keys = (await objects.list(prefix)).filter((k) => k.endsWith('.json'));
   const out: ListedCopy[] = [];
   for (const key of keys) {
     let m: FleetCopyManifest;
@@ -163,7 +166,7 @@ export async function listFleetCopies(objects: ObjectStore, tenant: string): Pro
     } catch {
       continue; // not a manifest of ours
     }
-    if (m.format !== FLEET_COPY_FORMAT || m.tenant !== tenant || !m.object?.startsWith(tenantPrefix(tenant))) continue;
+    if (m.format !== FLEET_COPY_FORMAT || m.tenant !== tenant || !m.object?.startsWith(prefix)) continue;
     out.push({ ...m, manifestKey: key });
   }
   return out.sort((a, b) => (a.takenAt === b.takenAt ? a.epoch - b.epoch : a.takenAt < b.takenAt ? -1 : 1));
@@ -172,6 +175,7 @@ export async function listFleetCopies(objects: ObjectStore, tenant: string): Pro
 export interface PlaceOptions {
   tenant: string;
   objects: ObjectStore;
+  root?: string;
   identities: readonly string[];
   /** Where the tenant's database goes (`<data>/tenants/<name>/wbsync.db`). */
   dbPath: string;
@@ -187,7 +191,7 @@ export interface Placed {
 
 /** Fetches a fleet copy and makes it the tenant's database (see the file's head for the checks). */
 export async function placeFleetCopy(o: PlaceOptions): Promise<Placed> {
-  const copies = await listFleetCopies(o.objects, o.tenant);
+  const copies = await listFleetCopies(o.objects, o.tenant, o.root);
   const m = o.manifestKey ? copies.find((c) => c.manifestKey === o.manifestKey) : copies.at(-1);
   if (!m) {
     throw new WbsyncError('usage', o.manifestKey ? `no fleet copy ${o.manifestKey} of tenant ${o.tenant} at ${o.objects.where}` : `no fleet copy of tenant ${o.tenant} at ${o.objects.where}`, {
