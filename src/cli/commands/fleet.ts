@@ -1,9 +1,10 @@
 // `wbsync fleet ...`: many tenants on a fleet of workers coordinated through Postgres (docs/fleet.md).
 
 import type { Command } from '../command.js';
+import { fleetAdoptCommand, fleetDrainCommand } from './fleet-move.js';
 import { fleetTenantCommand } from './fleet-tenant.js';
 
-export const FLEET_SUBCOMMANDS: Command[] = [fleetTenantCommand];
+export const FLEET_SUBCOMMANDS: Command[] = [fleetTenantCommand, fleetDrainCommand, fleetAdoptCommand];
 
 export const fleetCommand: Command = {
   name: 'fleet',
