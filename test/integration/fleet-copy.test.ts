@@ -20,31 +20,9 @@ import { createS3Store, type ObjectStore } from '../../src/offsite/object-store.
 import { openStore } from '../../src/store/index.js';
 import { runPass } from '../../src/sync/pass.js';
 import { api, dumpOf, makeHarness, silentLogger, tempDir, type Harness } from '../helpers/harness.js';
+import { exportsOf } from '../helpers/fleet-exports.js';
 
 const sha256 = (file: string): string => createHash('sha256').update(fs.readFileSync(file)).digest('hex');
-
-/** Every complete snapshot of `db`, exported, as bytes of its views (the export's own file differs
- * in page layout only if the history differs). */
-async function exportsOf(dbPath: string, dir: string): Promise<Record<number, string>> {
-  const store = openStore(dbPath, { readonly: true });
-  try {
-    const out: Record<number, string> = {};
-    for (const s of store.listSnapshots().filter((x) => x.status === 'complete')) {
-      const f = join(dir, `export-${Math.random().toString(36).slice(2)}.db`);
-      await store.exportTo(f, s.id);
-      const e = openStore(f, { readonly: true });
-      try {
-        out[s.id] = JSON.stringify(['records', 'cells', 'columns', 'collections', 'modules', 'amendments', 'members'].map((v) => e.db.prepare(`SELECT * FROM ${v} ORDER BY 1, 2`).all()));
-      } finally {
-        e.close();
-        fs.rmSync(f);
-      }
-    }
-    return out;
-  } finally {
-    store.close();
-  }
-}
 
 describe('fleet copy (s3rver, age)', { timeout: 60_000 }, () => {
   let s3: InstanceType<typeof S3rver>;
