@@ -218,7 +218,7 @@ export const ConfigSchema = z.strictObject({
       workerTtlSeconds: z.number().min(1).max(86_400).default(60).describe('A worker whose heartbeat is older than this is shown as gone; it keeps its tenants until it comes back or `wbsync fleet adopt` moves them.'),
       budget: z
         .strictObject({
-          requestsPerSecond: z.number().min(0.1).max(100_000).default(20).describe('Requests per second to one service base URL, shared by every worker of the fleet through Postgres.'),
+          requestsPerSecond: z.number().min(1).max(100_000).default(20).describe('Requests per second to one service base URL, shared by every worker of the fleet through Postgres.'),
           inFlight: z.number().int().min(1).max(10_000).default(16).describe('Requests in flight to one service base URL, shared by every worker (a killed worker\'s slots expire after slotTtlSeconds).'),
           slotTtlSeconds: z.number().min(1).max(3_600).default(120).describe('How long an in-flight slot is held at most: a worker killed mid-request frees its slots after this.'),
         })

@@ -13,20 +13,12 @@ import type pg from 'pg';
 import { WbsyncError } from '../domain/errors.js';
 import { listFleetCopies, placeFleetCopy, writeFleetCopy, type ListedCopy } from './copy.js';
 import type { FleetCopySettings } from './copy-settings.js';
+import { rehome } from './homes.js';
 import { inTransaction } from './pg.js';
 import { FLEET_SCHEMA as S } from './schema.js';
 
 type Queryable = Pick<pg.Pool, 'query'> | pg.PoolClient;
 export type MoveState = 'requested' | 'copied' | 'adopted' | 'done' | 'failed';
-/** Gives a tenant's home to `to` with a new epoch, only while it is on `from` (null: not there). */
-export async function rehome(c: Queryable, tenant: string, to: string, from: string): Promise<number | null> {
-  const r = await c.query<{ epoch: string }>(
-    `update ${S}.homes set worker = $2, epoch = nextval('${S}.home_epoch'), since = now() where tenant = $1 and worker = $3 returning epoch`,
-    [tenant, to, from],
-  );
-  return r.rows[0] ? Number(r.rows[0].epoch) : null;
-}
-
 const OPEN = `('requested', 'copied', 'adopted')`;
 
 export interface MoveRow {

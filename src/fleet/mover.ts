@@ -11,10 +11,12 @@ import type pg from 'pg';
 import type { Config } from '../config/schema.js';
 import type { Logger } from '../config/logger.js';
 import { WbsyncError } from '../domain/errors.js';
+import { openStore } from '../store/index.js';
 import { placeFleetCopy, writeFleetCopy } from './copy.js';
 import { fleetCopySettings, type FleetCopySettings } from './copy-settings.js';
 import type { ListedCopy } from './copy.js';
-import { rehome, workersWithRoom } from './move.js';
+import { rehome } from './homes.js';
+import { workersWithRoom } from './move.js';
 import { inTransaction } from './pg.js';
 import { FLEET_SCHEMA as S } from './schema.js';
 
@@ -40,6 +42,15 @@ export interface Arrival {
   placed: ListedCopy | null;
 }
 
+
+function forgetCursors(dbPath: string): void {
+  const store = openStore(dbPath);
+  try {
+    store.db.prepare('DELETE FROM cursors').run();
+  } finally {
+    store.close();
+  }
+}
 
 const message = (e: unknown): string => (e instanceof Error ? e.message : String(e));
 
@@ -140,8 +151,11 @@ export class Mover {
       }
       throw e;
     }
-    await pool.query(`update ${S}.moves set state = 'done', finished_at = now(), error = null where id = $1`, [m.id]);
     const adopted = m.state === 'adopted';
+    // adopted: the copy may be older than the gone home's last pass; with no cursor, the next pass
+    // is a full pass (src/sync/pass.ts), which covers the gap — whenever and wherever it runs
+    if (adopted) forgetCursors(this.host.dbPathOf(tenant));
+    await pool.query(`update ${S}.moves set state = 'done', finished_at = now(), error = null where id = $1`, [m.id]);
     logger.info({ tenant, from: m.from_worker, copy: m.copy_key, snapshot: placed.manifest.snapshot, setAside: placed.setAside }, adopted ? 'tenant adopted from its fleet copy' : 'tenant moved in with its history');
     return {
       full: adopted,

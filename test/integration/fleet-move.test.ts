@@ -177,9 +177,11 @@ describe('fleet moves (Postgres, s3rver, age)', { timeout: 60_000 }, () => {
 
       const arrival = await mover('w-3').arrive('acme');
       expect(arrival).toMatchObject({ full: true, reason: expect.stringMatching(/full pass covers the gap/) });
-      await pass('w-3', 'acme', true);
+      // its next pass, asked for as an ordinary one, is a full pass (no cursor survives the adoption)
+      await pass('w-3', 'acme');
       const s = openStore(dbPath('w-3', 'acme'), { readonly: true });
       try {
+        expect(s.listSnapshots().at(-1)).toMatchObject({ kind: 'full', status: 'complete' });
         expect(s.verify().ok).toBe(true);
       } finally {
         s.close();
