@@ -241,6 +241,8 @@ export const ConfigSchema = z.strictObject({
           endpoint: z.url({ protocol: /^https?$/, message: 'expected an http(s) URL' }).optional().describe('S3-compatible endpoint (MinIO, R2, Ceph...); unset: AWS.'),
           region: z.string().min(1).default('us-east-1').describe('Region of the bucket.'),
           forcePathStyle: z.boolean().default(false).describe('Path-style URLs (most S3-compatible stores want true).'),
+          everyMinutes: z.number().min(0).max(10_080).default(60).describe('A tenant\'s home writes a fleet copy of its database between passes when its newest is older than this (what `wbsync fleet adopt` brings up if the worker is lost); 0: only when a tenant moves.'),
+          keep: z.number().int().min(1).max(1000).default(3).describe('Fleet copies kept per tenant (the newest); older ones are deleted after a new one is written.'),
         })
         .prefault({})
         .describe('Where fleet copies go (object storage the workers share).'),

@@ -12,7 +12,7 @@ import type { Config } from '../config/schema.js';
 import type { Logger } from '../config/logger.js';
 import { WbsyncError } from '../domain/errors.js';
 import { openStore } from '../store/index.js';
-import { placeFleetCopy, writeFleetCopy } from './copy.js';
+import { listFleetCopies, placeFleetCopy, writeFleetCopy } from './copy.js';
 import { fleetCopySettings, type FleetCopySettings } from './copy-settings.js';
 import type { ListedCopy } from './copy.js';
 import { rehome } from './homes.js';
@@ -33,6 +33,8 @@ export interface MoveHost {
   /** Stops the tenant here between passes: waits for its running job to end, starts no other,
    * closes its database and releases its locks. */
   stopTenant(tenant: string): Promise<void>;
+  /** Tenants started here with no job running now (for the periodic fleet copy). */
+  idleTenants?(): Array<{ tenant: string; epoch: number }>;
 }
 
 export interface Arrival {
@@ -75,7 +77,42 @@ export class Mover {
 
   async tick(): Promise<void> {
     await this.departures();
-    if (this.enabled) await this.rebalance();
+    if (this.enabled) {
+      await this.rebalance();
+      await this.periodicCopy();
+    }
+  }
+
+  /** When each tenant's newest fleet copy was taken (ms), as far as this worker knows. */
+  private readonly lastCopy = new Map<string, number>();
+
+  /** One tenant per tick whose newest copy is older than fleet.copies.everyMinutes gets a new one
+   * (a consistent read between its passes), then copies beyond fleet.copies.keep are deleted. */
+  async periodicCopy(): Promise<void> {
+    const every = this.host.workerConfig.fleet.copies.everyMinutes * 60_000;
+    if (!every || !this.host.idleTenants) return;
+    const copies = this.settings();
+    for (const { tenant, epoch } of this.host.idleTenants()) {
+      if (!this.lastCopy.has(tenant)) {
+        const newest = (await listFleetCopies(copies.objects, tenant, copies.root)).at(-1);
+        this.lastCopy.set(tenant, newest ? Date.parse(newest.takenAt) : 0);
+      }
+      if (Date.now() - this.lastCopy.get(tenant)! < every) continue;
+      try {
+        const m = await writeFleetCopy({ tenant, dbPath: this.host.dbPathOf(tenant), objects: copies.objects, root: copies.root, recipient: copies.recipient, worker: this.host.workerId, epoch, now: new Date() });
+        this.lastCopy.set(tenant, Date.parse(m.takenAt));
+        const all = await listFleetCopies(copies.objects, tenant, copies.root);
+        for (const old of all.slice(0, Math.max(0, all.length - this.host.workerConfig.fleet.copies.keep))) {
+          await copies.objects.delete(old.manifestKey); // the manifest first: a copy without one is never listed
+          await copies.objects.delete(old.object);
+        }
+        this.host.logger.info({ tenant, snapshot: m.snapshot, bytes: m.bytes }, 'fleet copy written');
+      } catch (e) {
+        this.lastCopy.set(tenant, Date.now() - every + Math.min(every, 60_000)); // again in a minute; the others meanwhile
+        this.host.logger.warn({ tenant, err: message(e) }, 'fleet copy not written (tried again in a minute)');
+      }
+      return; // one per tick: the heartbeat must not wait on many
+    }
   }
 
   async departures(): Promise<void> {

@@ -87,6 +87,7 @@ export async function runFleetWorker(opts: FleetWorkerOptions): Promise<{ jobs: 
       tenants.delete(t);
       await rt?.stop();
     },
+    idleTenants: () => [...tenants.values()].filter((t) => !t.running && t.config).map((t) => ({ tenant: t.name, epoch: t.epoch })),
   });
 
   /** The advisory lock that makes this process the only one running as `id`. */
