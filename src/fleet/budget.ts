@@ -107,9 +107,10 @@ export async function releaseWorkerSlots(pool: pg.Pool, worker: string): Promise
   return (await pool.query(`update ${S}.budget_slots set released_at = clock_timestamp() where worker = $1 and released_at is null`, [worker])).rowCount ?? 0;
 }
 
-/** Forgets slots no limit looks at any more (older than a minute and closed or expired). */
+/** Forgets slots no limit looks at any more (older than five minutes, kept that long for a look at
+ * recent use, and closed or expired). */
 export async function sweepBudget(pool: pg.Pool): Promise<number> {
-  return (await pool.query(`delete from ${S}.budget_slots where acquired_at < now() - interval '1 minute' and (released_at is not null or expires_at < now())`)).rowCount ?? 0;
+  return (await pool.query(`delete from ${S}.budget_slots where acquired_at < now() - interval '5 minutes' and (released_at is not null or expires_at < now())`)).rowCount ?? 0;
 }
 
 export interface ServiceBudget {

@@ -93,6 +93,9 @@ export function openFleetDb(config: Pick<Config, 'fleet'>, opts: OpenOptions = {
     application_name: opts.applicationName ?? 'wbsync-fleet',
   });
   pool.on('error', (e) => opts.onIdleError?.(redact(e.message)));
+  // a client checked out of the pool (a transaction) emits its connection's loss on itself: without
+  // a listener that would end the process; the query in flight fails on its own
+  pool.on('connect', (client) => client.on('error', () => undefined));
   let closed = false;
   return {
     pool,

@@ -245,25 +245,16 @@ export class TenantRuntime {
         return { skipped: 'fenced: not homed here at this epoch' };
       }
       this.running.runId = runId;
-      writeLock = await waitForLock(parts.config.db, { command: `fleet ${data.kind}`, signal: stop.signal, waitMs: Number.POSITIVE_INFINITY, logger: this.logger, onWait: (holder) => this.logger.info({ holder, for: data.kind }, 'waiting for the database: another writer holds it') });
-      if (stop.signal.aborted) throw new WbsyncError('unreachable', `tenant ${this.name}: the job was stopped before it began (${String((stop.signal.reason as Error)?.message ?? 'stopped')})`);
-      const outcome = await runTenantJob(parts, data.kind, data.reason, stop.signal);
-      writeLock.release();
-      writeLock = null;
-      if (stop.signal.aborted) outcome.ok = false;
-      const home = await finishRun(this.deps.pool, runId, fence, outcome);
-      this.jobsDone++;
-      if (home) {
-        for (const k of outcome.next) this.wanted.set(k, `after full pass ${outcome.snapshotId ?? ''}`.trim());
-        if (outcome.fullCompleted !== undefined && this.drillDue) {
-          this.drillDue = false;
-          this.wanted.set('drill', 'due after a full pass');
-        }
-        if (data.kind === 'drill' && outcome.snapshotId) this.drilledAfter = outcome.snapshotId;
+      try {
+        return await this.work(parts, data, runId, fence, stop.signal, (l) => (writeLock = l));
+      } catch (e) {
+        // the end is recorded whatever happened (best effort: Postgres may be what failed)
+        const message = this.deps.redact(e instanceof Error ? e.message : String(e));
+        await finishRun(this.deps.pool, runId, fence, { ok: false, error: stop.signal.aborted ? `interrupted: ${message}` : message }).catch(() => undefined);
+        throw e;
       }
-      return { ok: outcome.ok, ...(outcome.error ? { error: outcome.error } : {}), ...(outcome.snapshotId ? { snapshot: outcome.snapshotId } : {}), fenced: !home };
     } finally {
-      writeLock?.release();
+      (writeLock as DbLock | null)?.release();
       this.deps.signal.removeEventListener('abort', onWorkerStop);
       if (lockClient) {
         lockClient.removeAllListeners('end');
@@ -276,6 +267,28 @@ export class TenantRuntime {
       for (const w of this.idleWaiters.splice(0)) w();
       setImmediate(() => void this.pump());
     }
+  }
+
+  /** The job itself, under the database's write lock; records its end (fenced). */
+  private async work(parts: TenantParts, data: JobData, runId: number, fence: { tenant: string; worker: string; epoch: number }, signal: AbortSignal, holding: (l: DbLock | null) => void): Promise<Record<string, unknown>> {
+    const writeLock = await waitForLock(parts.config.db, { command: `fleet ${data.kind}`, signal, waitMs: Number.POSITIVE_INFINITY, logger: this.logger, onWait: (holder) => this.logger.info({ holder, for: data.kind }, 'waiting for the database: another writer holds it') });
+    holding(writeLock);
+    if (signal.aborted) throw new WbsyncError('unreachable', `tenant ${this.name}: the job was stopped before it began (${String((signal.reason as Error)?.message ?? 'stopped')})`);
+    const outcome = await runTenantJob(parts, data.kind, data.reason, signal);
+    writeLock.release();
+    holding(null);
+    if (signal.aborted) outcome.ok = false;
+    const home = await finishRun(this.deps.pool, runId, fence, outcome);
+    this.jobsDone++;
+    if (home) {
+      for (const k of outcome.next) this.wanted.set(k, `after full pass ${outcome.snapshotId ?? ''}`.trim());
+      if (outcome.fullCompleted !== undefined && this.drillDue) {
+        this.drillDue = false;
+        this.wanted.set('drill', 'due after a full pass');
+      }
+      if (data.kind === 'drill' && outcome.snapshotId) this.drilledAfter = outcome.snapshotId;
+    }
+    return { ok: outcome.ok, ...(outcome.error ? { error: outcome.error } : {}), ...(outcome.snapshotId ? { snapshot: outcome.snapshotId } : {}), fenced: !home };
   }
 
   /** No more ticks; the job in flight finishes (the worker's signal stops a pass after its module),

@@ -23,7 +23,7 @@ export function labelExposition(text: string, tenant: string, into: Map<string, 
     if (line.startsWith('#') || !current) continue;
     const brace = line.indexOf('{');
     const space = line.indexOf(' ');
-    if (brace !== -1 && brace < space) current.samples.push(`${line.slice(0, brace + 1)}tenant="${tenant}",${line.slice(brace + 1)}`.replace(',}', '}'));
+    if (brace !== -1 && brace < space) current.samples.push(`${line.slice(0, brace + 1)}tenant="${tenant}"${line[brace + 1] === '}' ? '' : ','}${line.slice(brace + 1)}`);
     else current.samples.push(`${line.slice(0, space)}{tenant="${tenant}"}${line.slice(space)}`);
   }
 }

@@ -40,8 +40,18 @@ export const queueOf = (worker: string): string => `wbsync-worker-${worker.repla
 export const DEAD_LETTERS = 'wbsync-dead-letters';
 const JOB_EXPIRE_S = 6 * 3600;
 
-function waitForAbort(signal: AbortSignal): Promise<void> {
-  return signal.aborted ? Promise.resolve() : new Promise((r) => signal.addEventListener('abort', () => r(), { once: true }));
+/** The dead-letter queue and this worker's queue. pg-boss creates a queue's partition with DDL that
+ * deadlocks against another worker's doing the same, so creation is serialised fleet-wide. */
+async function createQueues(pool: pg.Pool, boss: PgBoss, queue: string): Promise<void> {
+  const c = await pool.connect();
+  try {
+    await c.query(`select pg_advisory_lock(hashtext('wbsync:fleet-queues'))`);
+    if (!(await boss.getQueue(DEAD_LETTERS))) await boss.createQueue(DEAD_LETTERS, { name: DEAD_LETTERS, policy: 'standard' });
+    if (!(await boss.getQueue(queue))) await boss.createQueue(queue, { name: queue, policy: 'stately', retryLimit: 0, expireInSeconds: JOB_EXPIRE_S, deadLetter: DEAD_LETTERS });
+  } finally {
+    await c.query(`select pg_advisory_unlock(hashtext('wbsync:fleet-queues'))`).catch(() => undefined);
+    c.release();
+  }
 }
 
 const sleep = (ms: number, signal: AbortSignal): Promise<void> =>
@@ -209,6 +219,16 @@ export async function runFleetWorker(opts: FleetWorkerOptions): Promise<{ jobs: 
     await closeOrphanRuns(db.pool, id, runIds);
   };
 
+  // pg-boss 10 completes and fails jobs without awaiting the promise: with Postgres away that is an
+  // unhandled rejection, which would end the process. Those are logged (reconcile() fails the job
+  // left active once Postgres is back); any other stays fatal.
+  const onUnhandled = (reason: unknown): void => {
+    const e = reason as Error | undefined;
+    const fromQueue = typeof e?.stack === 'string' && /pg-boss|pg-pool/.test(e.stack);
+    if (!fromQueue) throw reason;
+    limited.log('warn', { err: db.redact(e?.message ?? String(reason)) }, 'job queue write lost (Postgres?): reconciled when it is back', 'boss unhandled');
+  };
+  process.on('unhandledRejection', onUnhandled);
   try {
     await ensureFleetSchema(db.pool).catch((e: unknown) => {
       throw fleetError(e, db.redact, 'preparing the fleet schema');
@@ -226,8 +246,9 @@ export async function runFleetWorker(opts: FleetWorkerOptions): Promise<{ jobs: 
     await boss.start().catch((e: unknown) => {
       throw fleetError(e, db.redact, 'starting the job queue');
     });
-    if (!(await boss.getQueue(DEAD_LETTERS))) await boss.createQueue(DEAD_LETTERS, { name: DEAD_LETTERS, policy: 'standard' }).catch(() => undefined);
-    if (!(await boss.getQueue(queue))) await boss.createQueue(queue, { name: queue, policy: 'stately', retryLimit: 0, expireInSeconds: JOB_EXPIRE_S, deadLetter: DEAD_LETTERS });
+    await createQueues(db.pool, boss, queue).catch((e: unknown) => {
+      throw fleetError(e, db.redact, 'creating the job queue');
+    });
     logger.info({ worker: id, capacity, concurrency, data: dataDir, address: server.address, pid: process.pid }, 'fleet worker started');
     await tick();
     for (let i = 0; i < concurrency; i++) await boss.work<JobData>(queue, { batchSize: 1, pollingIntervalSeconds: 0.5 }, async ([job]) => handle(job!));
@@ -255,6 +276,7 @@ export async function runFleetWorker(opts: FleetWorkerOptions): Promise<{ jobs: 
     await boss?.offWork(queue).catch(() => undefined);
     await Promise.all([...tenants.values()].map((t) => t.stop().catch(() => undefined)));
     await boss?.stop({ graceful: true, wait: true, timeout: 10_000 }).catch(() => undefined);
+    await closeOrphanRuns(db.pool, id, []).catch(() => undefined);
     await releaseWorkerSlots(db.pool, id).catch(() => undefined);
     await server?.close().catch(() => undefined);
     const c = identity as pg.Client | null;
@@ -262,6 +284,7 @@ export async function runFleetWorker(opts: FleetWorkerOptions): Promise<{ jobs: 
     await c?.end().catch(() => undefined);
     mover.close();
     await db.close();
+    process.off('unhandledRejection', onUnhandled);
     limited.flush();
     logger.info({ jobs }, 'stopped');
   }

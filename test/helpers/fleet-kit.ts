@@ -7,7 +7,7 @@ import { mkdirSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { startEmulator } from '../../src/emulator/index.js';
-import type { Dialect, RunningEmulator } from '../../src/emulator/types.js';
+import type { Dialect, RunningEmulator, SeedParams } from '../../src/emulator/types.js';
 import type { RunningPostgres } from './postgres.js';
 
 export const CLI = fileURLToPath(new URL('../../dist/cli/main.js', import.meta.url));
@@ -41,8 +41,9 @@ export interface TenantService {
   requests: TimedRequest[];
 }
 
-export async function startService(dialect: Dialect, seed: 'small' | 'demo' = 'small'): Promise<TenantService> {
-  const emu = await startEmulator({ dialect, seed, clockMode: 'real' });
+/** An emulator seeded with a small generated world (`small`, trimmed by `params`), on wall time. */
+export async function startService(dialect: Dialect, params: SeedParams = {}): Promise<TenantService> {
+  const emu = await startEmulator({ dialect, seed: 'small', seedParams: params, clockMode: 'real' });
   return { emu, requests: recordRequests(emu) };
 }
 
