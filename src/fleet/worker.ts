@@ -11,15 +11,18 @@ import pg from 'pg';
 import PgBoss from 'pg-boss';
 import type { LoadedConfig } from '../config/load.js';
 import type { Logger } from '../config/logger.js';
-import { parseListen, startHealthServer, type HealthServer } from '../daemon/health-server.js';
+import { parseListen } from '../config/listen.js';
+import { startHealthServer, type HealthServer } from '../daemon/health-server.js';
 import { createRateLimitedLog } from '../daemon/rate-limited-log.js';
 import { WbsyncError } from '../domain/errors.js';
 import { ensureDir } from '../store/file-modes.js';
 import { createSharedBudget, releaseWorkerSlots, sweepBudget } from './budget.js';
 import { claimTenants, heartbeat, homedOn, registerWorker, WORKER_ID } from './homes.js';
 import { fleetError, openFleetDb } from './pg.js';
+import { Mover } from './mover.js';
 import { closeOrphanRuns } from './runs.js';
 import { BOSS_SCHEMA, ensureFleetSchema } from './schema.js';
+import { tenantDbPath } from './tenant-config.js';
 import { TenantRuntime, type JobData } from './tenant-runtime.js';
 import { WorkerMetrics } from './worker-metrics.js';
 
@@ -83,6 +86,21 @@ export async function runFleetWorker(opts: FleetWorkerOptions): Promise<{ jobs: 
   const stopping = AbortSignal.any([signal, stopWorker.signal]);
   const budget = createSharedBudget(db.pool, id, fleet.budget, db.redact);
   const queue = queueOf(id);
+  // moves (src/fleet/mover.ts): a tenant leaves between passes (stopped here, copied, re-homed);
+  // one arriving is placed from its copy before it starts
+  const mover = new Mover({
+    workerId: id,
+    pool: db.pool,
+    logger,
+    workerConfig: config,
+    dbPathOf: (t) => tenantDbPath(dataDir, t),
+    stopTenant: async (t) => {
+      const rt = tenants.get(t);
+      tenants.delete(t);
+      await rt?.stop();
+    },
+    idleTenants: () => [...tenants.values()].filter((t) => !t.running && t.config).map((t) => ({ tenant: t.name, epoch: t.epoch })),
+  });
 
   /** The advisory lock that makes this process the only one running as `id`. */
   const holdIdentity = async (): Promise<void> => {
@@ -152,6 +170,7 @@ export async function runFleetWorker(opts: FleetWorkerOptions): Promise<{ jobs: 
     postgresOkAt = Date.now();
     const taken = await claimTenants(db.pool, id, capacity, fleet.workerTtlSeconds);
     if (taken.length) logger.info({ tenants: taken.map((t) => t.tenant) }, 'tenants taken');
+    await mover.tick();
     const homes = await homedOn(db.pool, id);
     const here = new Set(homes.map((h) => h.tenant));
     for (const [name, t] of tenants) {
@@ -172,6 +191,7 @@ export async function runFleetWorker(opts: FleetWorkerOptions): Promise<{ jobs: 
       if (prev && Date.now() - prev.at < 30_000) continue;
       const rt = new TenantRuntime(h, { workerId: id, dataDir, workerConfig: config, logger, pool: db.pool, pgUrl: db.url, redact: db.redact, budget, send, signal: stopping });
       try {
+        await mover.arrive(h.tenant);
         rt.start();
         tenants.set(h.tenant, rt);
         failedStarts.delete(h.tenant);
@@ -268,6 +288,7 @@ export async function runFleetWorker(opts: FleetWorkerOptions): Promise<{ jobs: 
     const c = identity as pg.Client | null;
     identity = null;
     await c?.end().catch(() => undefined);
+    mover.close();
     await db.close();
     process.off('unhandledRejection', onUnhandled);
     limited.flush();

@@ -1,10 +1,11 @@
 // `wbsync fleet ...`: many tenants on a fleet of workers coordinated through Postgres (docs/fleet.md).
 
 import type { Command } from '../command.js';
+import { fleetAdoptCommand, fleetDrainCommand } from './fleet-move.js';
 import { fleetTenantCommand } from './fleet-tenant.js';
 import { fleetBudgetCommand, fleetStatusCommand, fleetWorkerCommand } from './fleet-worker.js';
 
-export const FLEET_SUBCOMMANDS: Command[] = [fleetTenantCommand, fleetWorkerCommand, fleetStatusCommand, fleetBudgetCommand];
+export const FLEET_SUBCOMMANDS: Command[] = [fleetTenantCommand, fleetWorkerCommand, fleetStatusCommand, fleetBudgetCommand, fleetDrainCommand, fleetAdoptCommand];
 
 export const fleetCommand: Command = {
   name: 'fleet',
