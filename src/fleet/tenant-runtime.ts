@@ -80,6 +80,7 @@ export class TenantRuntime {
   private drillDue = false;
   private drilledAfter: number | null = null;
   private stopped = false;
+  private readonly halt = new AbortController();
   problem: string | null = null;
   private figures: DbFigures | null = null;
   jobsDone = 0;
@@ -227,8 +228,9 @@ export class TenantRuntime {
     this.running = { kind: data.kind, runId: null, since: Date.now() };
     const fence = { tenant: this.name, worker: this.deps.workerId, epoch: this.epoch };
     const stop = new AbortController();
-    const onWorkerStop = (): void => stop.abort(new Error('worker stopping'));
+    const onWorkerStop = (): void => stop.abort(new Error(this.halt.signal.aborted ? 'the tenant left this worker' : 'worker stopping'));
     this.deps.signal.addEventListener('abort', onWorkerStop, { once: true });
+    this.halt.signal.addEventListener('abort', onWorkerStop, { once: true });
     let lockClient: pg.Client | null = null;
     let writeLock: DbLock | null = null;
     try {
@@ -256,6 +258,7 @@ export class TenantRuntime {
     } finally {
       (writeLock as DbLock | null)?.release();
       this.deps.signal.removeEventListener('abort', onWorkerStop);
+      this.halt.signal.removeEventListener('abort', onWorkerStop);
       if (lockClient) {
         lockClient.removeAllListeners('end');
         lockClient.on('error', () => undefined);
@@ -291,10 +294,13 @@ export class TenantRuntime {
     return { ok: outcome.ok, ...(outcome.error ? { error: outcome.error } : {}), ...(outcome.snapshotId ? { snapshot: outcome.snapshotId } : {}), fenced: !home };
   }
 
-  /** No more ticks; the job in flight finishes (the worker's signal stops a pass after its module),
-   * then the database is closed and its lock let go. */
-  async stop(): Promise<void> {
+  /** No more ticks; the job in flight finishes (or, with `abort`, stops after its module, as the
+   * worker's signal makes it), then the database is closed and its lock let go. */
+  async stop(opts: { abort?: boolean } = {}): Promise<void> {
     this.stopped = true;
+    // removed, or its settings or home changed: the job in flight stops after its module (its
+    // snapshot is marked failed; the next pass, wherever, redoes the work)
+    if (opts.abort) this.halt.abort();
     for (const c of this.crons.splice(0)) c.stop();
     if (this.running) await new Promise<void>((r) => this.idleWaiters.push(r));
     const parts = this.parts;

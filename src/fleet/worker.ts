@@ -76,6 +76,8 @@ export async function runFleetWorker(opts: FleetWorkerOptions): Promise<{ jobs: 
   const fleet = config.fleet;
   const tenants = new Map<string, TenantRuntime>();
   const failedStarts = new Map<string, { at: number; message: string }>();
+  /** Tenants stopping in the background (removed, moved by hand, settings changed). */
+  const leaving = new Map<string, Promise<void>>();
   let postgresOkAt = 0;
   let identity: pg.Client | null = null;
   let heldIdentity = false;
@@ -178,7 +180,9 @@ export async function runFleetWorker(opts: FleetWorkerOptions): Promise<{ jobs: 
       if (!h || h.epoch !== t.epoch || h.baseUrl !== t.baseUrl || JSON.stringify(h.config) !== t.configText) {
         tenants.delete(name);
         logger.info({ tenant: name, reason: !h ? 'no longer homed here' : 'its home or settings changed' }, 'tenant stopping on this worker');
-        await t.stop();
+        // in the background: a long pass must not hold the heartbeat (a worker that stops beating
+        // looks gone); the tenant starts again here, if it should, once it has stopped
+        leaving.set(name, t.stop({ abort: true }).catch((e: unknown) => logger.warn({ tenant: name, err: String(e) }, 'stopping the tenant failed')).finally(() => leaving.delete(name)));
       }
     }
     for (const h of homes) {
@@ -188,7 +192,7 @@ export async function runFleetWorker(opts: FleetWorkerOptions): Promise<{ jobs: 
         continue;
       }
       const prev = failedStarts.get(h.tenant);
-      if (prev && Date.now() - prev.at < 30_000) continue;
+      if ((prev && Date.now() - prev.at < 30_000) || leaving.has(h.tenant)) continue;
       const rt = new TenantRuntime(h, { workerId: id, dataDir, workerConfig: config, logger, pool: db.pool, pgUrl: db.url, redact: db.redact, budget, send, signal: stopping });
       try {
         await mover.arrive(h.tenant);
@@ -278,6 +282,7 @@ export async function runFleetWorker(opts: FleetWorkerOptions): Promise<{ jobs: 
     // no new job is fetched; the ones in flight stop after their module and record their end
     await boss?.offWork(queue).catch(() => undefined);
     await Promise.all([...tenants.values()].map((t) => t.stop().catch(() => undefined)));
+    await Promise.all([...leaving.values()]);
     await boss?.stop({ graceful: true, wait: true, timeout: 10_000 }).catch(() => undefined);
     if (heldIdentity) {
       // only the process that was this worker speaks for it (not a twin refused at start)
