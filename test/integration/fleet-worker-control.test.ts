@@ -79,8 +79,17 @@ describe('a fleet worker under control', () => {
     expect((await cli('fleet', 'tenant', 'resume', 'beta')).code).toBe(0);
     await waitFor('beta passing again', 30_000, async () => (await okRuns('beta', pausedAt)) >= 1);
 
-    // remove: the worker lets go of it; its database stays
+    // remove while one of its jobs is in flight (a slow service): the worker lets go of it without
+    // its heartbeat waiting for that job; its database stays
+    svc.emu.faults.setLatency(3_000);
+    await waitFor('a job of alpha in flight', 30_000, async () => (await pgs.query(`select 1 from wbsync_fleet.runs where tenant = 'alpha' and finished_at is null`)).length > 0, 100);
     expect((await cli('fleet', 'tenant', 'remove', 'alpha')).code).toBe(0);
+    for (let i = 0; i < 12; i++) {
+      await new Promise((r) => setTimeout(r, 500));
+      const age = (await pgs.query<{ s: number }>(`select extract(epoch from now() - heartbeat_at)::float as s from wbsync_fleet.workers where id = 'w'`))[0]!.s;
+      expect(age, 'the heartbeat stalled while the removed tenant stopped').toBeLessThan(4);
+    }
+    svc.emu.faults.setLatency(0);
     await new Promise((r) => setTimeout(r, 2_500));
     const h2 = (await (await fetch(`${url}/healthz`)).json()) as { tenants: Record<string, unknown> };
     expect(Object.keys(h2.tenants).sort()).toEqual(['beta', 'gamma', 'nokey']);
