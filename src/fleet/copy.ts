@@ -20,7 +20,7 @@ import { Digest, decryptStream, encryptStream, isRecipient } from '../offsite/ag
 import { readText, type ObjectStore } from '../offsite/object-store.js';
 import { openStore } from '../store/index.js';
 import { ensureDir } from '../store/file-modes.js';
-import { ownerAlive } from '../store/snapshots.js';
+import { ownerAlive } from '../store/write/snapshots.js';
 
 export const FLEET_COPY_FORMAT = 'wbsync-fleet-copy-1';
 const TENANT = /^[a-z0-9][a-z0-9-]{0,62}$/;

@@ -16,7 +16,7 @@ import { cronIntervalMs } from '../daemon/cron-interval.js';
 import { PassMetrics } from '../daemon/daemon-metrics.js';
 import { readDbFigures, type DbFigures } from '../daemon/db-figures.js';
 import { HealthState } from '../daemon/health-state.js';
-import { acquireLock, waitForLock, type DbLock } from '../daemon/lock.js';
+import { acquireLock, waitForLock, type DbLock } from '../store/lock.js';
 import { createRateLimitedLog } from '../daemon/rate-limited-log.js';
 import { nodeCronPort, type CronHandle } from '../daemon/scheduler.js';
 import { WbsyncError } from '../domain/errors.js';
