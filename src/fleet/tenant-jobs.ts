@@ -15,8 +15,7 @@ import { failedLines } from '../daemon/drill-schedule.js';
 import { runDrillInChild } from '../drill/run-child.js';
 import { objectStoreOf } from '../offsite/object-store.js';
 import { pruneCopies, pushCopy } from '../offsite/offsite.js';
-import { isEmptyPolicy } from '../store/retention/policy.js';
-import { prune } from '../store/retention/prune.js';
+import { isEmptyPolicy, prune } from '../store/retention/index.js';
 import type { Store } from '../store/port.js';
 import type { JobKind, RunEnd } from './runs.js';
 

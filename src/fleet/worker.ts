@@ -78,6 +78,7 @@ export async function runFleetWorker(opts: FleetWorkerOptions): Promise<{ jobs: 
   const failedStarts = new Map<string, { at: number; message: string }>();
   let postgresOkAt = 0;
   let identity: pg.Client | null = null;
+  let heldIdentity = false;
   let boss: PgBoss | null = null;
   let server: HealthServer | undefined;
   let jobs = 0;
@@ -115,6 +116,7 @@ export async function runFleetWorker(opts: FleetWorkerOptions): Promise<{ jobs: 
       if (identity === c) identity = null;
     });
     identity = c;
+    heldIdentity = true;
   };
 
   const metrics = new WorkerMetrics(() => ({ postgresUp: Date.now() - postgresOkAt < fleet.workerTtlSeconds * 1000, tenants: tenants.size, running: [...tenants.values()].filter((t) => t.running).length, budget: budget.stats() }));
@@ -277,8 +279,11 @@ export async function runFleetWorker(opts: FleetWorkerOptions): Promise<{ jobs: 
     await boss?.offWork(queue).catch(() => undefined);
     await Promise.all([...tenants.values()].map((t) => t.stop().catch(() => undefined)));
     await boss?.stop({ graceful: true, wait: true, timeout: 10_000 }).catch(() => undefined);
-    await closeOrphanRuns(db.pool, id, []).catch(() => undefined);
-    await releaseWorkerSlots(db.pool, id).catch(() => undefined);
+    if (heldIdentity) {
+      // only the process that was this worker speaks for it (not a twin refused at start)
+      await closeOrphanRuns(db.pool, id, []).catch(() => undefined);
+      await releaseWorkerSlots(db.pool, id).catch(() => undefined);
+    }
     await server?.close().catch(() => undefined);
     const c = identity as pg.Client | null;
     identity = null;
