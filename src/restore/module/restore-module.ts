@@ -5,7 +5,7 @@ import type { Member } from '../../domain/entities.js';
 import { WbsyncError } from '../../domain/errors.js';
 import { applyPlan } from '../engine/apply.js';
 import { journaledRun, type RunOutcome } from '../engine/journaled-run.js';
-import { latestRun, restoredIdMap } from '../engine/journal.js';
+import { latestRun, restoredIdMap } from '../../store/ledgers/index.js';
 import { planRestore } from './plan.js';
 import { summarisePlan, type NotRestored } from '../engine/plan-steps.js';
 import { pauseRecipes } from '../engine/pause.js';
