@@ -13,7 +13,9 @@ import { randomBytes } from 'node:crypto';
 import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
+import { createRequire } from 'node:module';
 import { pipeline } from 'node:stream/promises';
+import { Worker } from 'node:worker_threads';
 import Database from 'better-sqlite3';
 import { WbsyncError } from '../domain/errors.js';
 import { Digest, decryptStream, encryptStream, isRecipient } from '../offsite/age-stream.js';
@@ -82,16 +84,44 @@ function lineageOf(db: Database.Database): Lineage {
   return { snapshot: done?.id ?? null, snapshotAt: done?.finished_at ?? null, lastSnapshotId: last, running };
 }
 
+/** VACUUM INTO on a thread of its own: a large database takes seconds, and the worker's event loop
+ * (heartbeats, other tenants' passes, /healthz) must not wait on it. */
+const VACUUM_THREAD = `
+const { parentPort, workerData } = require('node:worker_threads');
+const Database = require(workerData.lib);
+let db;
+try {
+  db = new Database(workerData.src, { readonly: true, fileMustExist: true, timeout: 10000 });
+  db.prepare('VACUUM INTO ?').run(workerData.out);
+  parentPort.postMessage({ ok: true });
+} catch (e) {
+  parentPort.postMessage({ ok: false, message: String((e && e.message) || e), code: e && e.code });
+} finally {
+  if (db) db.close();
+}`;
+
+function vacuumInto(src: string, out: string): Promise<void> {
+  const lib = createRequire(import.meta.url).resolve('better-sqlite3');
+  return new Promise((resolve, reject) => {
+    const w = new Worker(VACUUM_THREAD, { eval: true, workerData: { lib, src, out } });
+    let answered = false;
+    w.once('message', (m: { ok: boolean; message?: string; code?: string }) => {
+      answered = true;
+      if (m.ok) resolve();
+      else reject(new WbsyncError('storage', `copying ${src}: ${m.message ?? 'failed'}`, { hint: m.code === 'SQLITE_FULL' ? 'the temporary folder is full: make room (the copy needs about the database\'s size)' : 'run wbsync verify on the tenant\'s database' }));
+    });
+    w.once('error', (e) => reject(e));
+    w.once('exit', (code) => {
+      if (!answered) reject(new WbsyncError('internal', `the copy thread for ${src} exited (${code}) without an answer`));
+    });
+  });
+}
+
 /** A consistent copy of `dbPath` into `out` (0600): one read transaction (VACUUM INTO), whatever
  * writes go on; refused when the copy holds a snapshot a live process is still writing. */
-export function consistentCopy(dbPath: string, out: string): Lineage {
+export async function consistentCopy(dbPath: string, out: string): Promise<Lineage> {
   if (!fs.existsSync(dbPath)) throw new WbsyncError('usage', `no database at ${dbPath}`, { hint: 'the tenant has no database on this worker' });
-  const db = new Database(dbPath, { readonly: true, fileMustExist: true, timeout: 10_000 });
-  try {
-    db.prepare('VACUUM INTO ?').run(out); // the folder is private (0700); the file is made 0600 below
-  } finally {
-    db.close();
-  }
+  await vacuumInto(dbPath, out); // the folder is private (0700); the file is made 0600 below
   fs.chmodSync(out, 0o600);
   const copy = new Database(out, { fileMustExist: true });
   try {
@@ -126,7 +156,7 @@ export async function writeFleetCopy(o: WriteCopyOptions): Promise<ListedCopy> {
   const prefix = tenantPrefix(o.tenant, o.root);
   return withScratch(async (dir) => {
     const file = path.join(dir, 'copy.db');
-    const lineage = consistentCopy(o.dbPath, file);
+    const lineage = await consistentCopy(o.dbPath, file);
     const plain = new Digest();
     const cipher = new Digest();
     const encrypted = await encryptStream(fs.createReadStream(file).pipe(plain), [o.recipient]);
