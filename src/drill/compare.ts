@@ -3,6 +3,7 @@
 // said beforehand it cannot bring back is "not restorable, and why"; anything else unequal fails.
 
 import type { Automation, Member, Module, Workspace } from '../domain/entities.js';
+import { memberName } from '../domain/member-name.js';
 import { canon, diffModuleTrees, translateIds, type EntityDiff, type FieldChange } from '../restore/diff.js';
 import type { NotRestored } from '../restore/plan-steps.js';
 import { mapUsers } from '../restore/plan-workspace.js';
@@ -93,7 +94,6 @@ function describe(e: EntityDiff): string {
   return `differs: ${(e.fields ?? []).map((f) => f.field).join(', ')}`;
 }
 
-const fullName = (m: Member): string => [m.firstName, m.lastName].filter(Boolean).join(' ') || m.email || m.userId;
 
 /** Compares one workspace; `ok` when nothing restorable differs. */
 export function compareWorkspace(input: CompareInput): WorkspaceComparison {
@@ -178,13 +178,13 @@ export function compareWorkspace(input: CompareInput): WorkspaceComparison {
   for (const m of members) {
     const got = restoredMembers.get(mapUser(m.userId));
     restoredMembers.delete(mapUser(m.userId));
-    if (!got) classify({ entity: 'member', change: 'removed', id: m.userId, label: fullName(m) });
-    else if (got.role !== m.role) classify({ entity: 'member', change: 'changed', id: m.userId, label: fullName(m), fields: [{ field: 'role', before: m.role, after: got.role }] });
+    if (!got) classify({ entity: 'member', change: 'removed', id: m.userId, label: memberName(m) });
+    else if (got.role !== m.role) classify({ entity: 'member', change: 'changed', id: m.userId, label: memberName(m), fields: [{ field: 'role', before: m.role, after: got.role }] });
   }
   for (const m of restoredMembers.values()) {
     // the user who ran the restore owns the workspace it created, member of the snapshot or not
-    if (m.role === 'owner') excuse({ entity: 'member', id: m.userId, label: fullName(m), reason: 'the restoring user owns the workspace it created' });
-    else classify({ entity: 'member', change: 'added', id: m.userId, label: fullName(m) });
+    if (m.role === 'owner') excuse({ entity: 'member', id: m.userId, label: memberName(m), reason: 'the restoring user owns the workspace it created' });
+    else classify({ entity: 'member', change: 'added', id: m.userId, label: memberName(m) });
   }
 
   const recipe = (a: Automation): Record<string, unknown> => ({ name: a.name, trigger: a.trigger, conditions: a.conditions, match: a.match, actions: a.actions, isActive: a.isActive });

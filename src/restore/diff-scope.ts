@@ -6,6 +6,7 @@
 
 import type { ServiceClient } from '../api/port.js';
 import type { Automation, Member, Module } from '../domain/entities.js';
+import { memberName } from '../domain/member-name.js';
 import { WbsyncError } from '../domain/errors.js';
 import type { StateReader, Store } from '../store/port.js';
 import { canon, diffModuleTrees, type DiffOptions, type EntityDiff, type ModuleDiff } from './diff.js';
@@ -182,7 +183,7 @@ export async function runDiff(deps: { client?: ServiceClient; store: Store }, op
       const restoredCopies = new Set([...restored.values()].map((r) => r.newModuleId));
       for (const bm of bMods) if (!pairedB.has(bm.id) && !restoredCopies.has(bm.id)) wsEntries.push({ entity: 'module', change: 'added', id: bm.id, label: bm.name });
       wsEntries.push(
-        ...compareById('member', await a.members(ws), await b.members(ws).catch(() => []), (m) => m.userId, (m) => [m.firstName, m.lastName].filter(Boolean).join(' ') || m.userId, (m) => ({ role: m.role, status: m.status })),
+        ...compareById('member', await a.members(ws), await b.members(ws).catch(() => []), (m) => m.userId, memberName, (m) => ({ role: m.role, status: m.status })),
         ...compareById('workspaceAutomation', await a.recipes(ws), await b.recipes(ws).catch(() => []), (x) => x.id, (x) => x.name, (x) => ({
           name: x.name,
           trigger: x.trigger,

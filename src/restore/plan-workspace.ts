@@ -5,6 +5,7 @@
 // module. Users are mapped old → new (--map-users) in every value that names them first.
 
 import type { Automation, Member, Workspace } from '../domain/entities.js';
+import { memberName } from '../domain/member-name.js';
 import { translateIds } from './diff.js';
 import { planRestore } from './plan.js';
 import type { NotRestored, Phase, RestorePlan, Step } from './plan-steps.js';
@@ -58,7 +59,6 @@ export function mapUsers<T>(v: T, map: ReadonlyMap<string, string>): T {
   return swap(v) as T;
 }
 
-const displayName = (m: Member): string => [m.firstName, m.lastName].filter(Boolean).join(' ') || m.email || m.userId;
 
 export function planWorkspace(input: WorkspacePlanInput): WorkspacePlan {
   const ws = input.workspace;
@@ -86,11 +86,11 @@ export function planWorkspace(input: WorkspacePlanInput): WorkspacePlan {
   const toAdd = members.filter((m) => !input.presentUsers.has(mapped(m.userId)));
   add(
     'members',
-    toAdd.map((m) => ({ op: 'addMember', key: `member:${m.userId}`, workspaceId: wsId, userId: mapped(m.userId), role: m.role, label: `${displayName(m)} (${m.role})` }) satisfies Step),
+    toAdd.map((m) => ({ op: 'addMember', key: `member:${m.userId}`, workspaceId: wsId, userId: mapped(m.userId), role: m.role, label: `${memberName(m)} (${m.role})` }) satisfies Step),
   );
   counts['members'] = toAdd.length;
   const memberIds = new Set(members.map((m) => mapped(m.userId)));
-  const userNames = new Map(members.map((m) => [m.userId, displayName(m)]));
+  const userNames = new Map(members.map((m) => [m.userId, memberName(m)]));
 
   // every restored module's ids are "internal" to every module's plan: relations between them remap
   const allIds = new Set<string>();

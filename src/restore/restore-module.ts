@@ -9,6 +9,7 @@
 import type { ServiceClient } from '../api/port.js';
 import type { Logger } from '../config/logger.js';
 import type { Member } from '../domain/entities.js';
+import { memberName } from '../domain/member-name.js';
 import { WbsyncError, isWbsyncError } from '../domain/errors.js';
 import type { Store } from '../store/port.js';
 import { applyPlan } from './apply.js';
@@ -103,11 +104,6 @@ export async function requireWritable(client: ServiceClient, workspaceId: string
   return members;
 }
 
-function displayName(m: Member): string {
-  const full = [m.firstName, m.lastName].filter(Boolean).join(' ');
-  return full || m.email || m.userId;
-}
-
 export async function restoreModule(deps: RestoreDeps, opts: RestoreModuleOptions): Promise<RestoreModuleResult> {
   const { client, store } = deps;
   const started = Date.now();
@@ -154,7 +150,7 @@ export async function restoreModule(deps: RestoreDeps, opts: RestoreModuleOption
     restoredIds: restoredIdMap(store.db, new Set(liveTarget.map((m) => m.id))),
     moduleNames: new Map(state.modules(sourceWs).map((m) => [m.id, m.name])),
     memberIds: new Set(members.map((m) => m.userId)),
-    userNames: new Map(state.members(sourceWs).map((m) => [m.userId, displayName(m)])),
+    userNames: new Map(state.members(sourceWs).map((m) => [m.userId, memberName(m)])),
     attribution: opts.attribution,
   });
   if (opts.dryRun) {

@@ -4,6 +4,7 @@
 // with the module's and the workspace's recipes paused around it when asked.
 
 import type { Automation, BoardRecord, Cell } from '../domain/entities.js';
+import { memberNames } from '../domain/member-name.js';
 import { WbsyncError, isWbsyncError } from '../domain/errors.js';
 import type { StateReader } from '../store/port.js';
 import { applyPlan } from './apply.js';
@@ -266,7 +267,7 @@ export async function rollback(deps: RestoreDeps, opts: RollbackOptions): Promis
     collections: opts.collections?.length ? new Set(opts.collections) : null,
     touched: opts.changedBy || opts.changedBetween ? touchedByFeed(latestState, ws, opts.moduleId, opts.changedBy, opts.changedBetween) : null,
   };
-  const userNames = new Map(latestState.members(ws).map((m) => [m.userId, [m.firstName, m.lastName].filter(Boolean).join(' ') || m.email || m.userId]));
+  const userNames = memberNames(latestState.members(ws));
   selection.laterEdits = pinSelection(selection, latestState, ws, opts, store.getSnapshot(chosen.id)?.startedAt ?? '', (who) => userNames.get(who) ?? who);
   const planned = planRollback({ base, after, live, selection, force: opts.force === true, workspaceId: ws, attribution: opts.attribution, userNames, found, recipes: [...live.automations, ...workspaceRecipes] });
   const steps = planned.plan.phases.flatMap((p) => p.steps);

@@ -7,7 +7,7 @@
 // differ between the two snapshots (the rest compare equal and plan nothing).
 
 import { commandLine } from '../domain/shell-command.js';
-import type { Member } from '../domain/entities.js';
+import { memberName } from '../domain/member-name.js';
 import { restoredIdMap } from '../restore/journal.js';
 import { planRestore } from '../restore/plan.js';
 import { summarisePlan, type PlanSummary } from '../restore/plan-steps.js';
@@ -41,7 +41,6 @@ export interface RecoverPreview {
   newRecords: { id: string; name: string }[];
 }
 
-const displayName = (m: Member): string => [m.firstName, m.lastName].filter(Boolean).join(' ') || m.email || m.userId;
 
 export function previewRecover(store: Store, opts: { moduleId: string; snapshot: number; scope: RecoverScope; columnId?: string; attribution: string }): RecoverPreview {
   const { moduleId, snapshot, scope } = opts;
@@ -83,7 +82,7 @@ export function previewRecover(store: Store, opts: { moduleId: string; snapshot:
       restoredIds: restoredIdMap(store.db, liveIds),
       moduleNames: new Map(snapState.modules(ws).map((m) => [m.id, m.name])),
       memberIds: new Set(latestState.members(ws).map((m) => m.userId)),
-      userNames: new Map(snapState.members(ws).map((m) => [m.userId, displayName(m)])),
+      userNames: new Map(snapState.members(ws).map((m) => [m.userId, memberName(m)])),
       attribution: opts.attribution,
     });
     out.counts = plan.counts;
@@ -110,7 +109,7 @@ export function previewRecover(store: Store, opts: { moduleId: string; snapshot:
     force: false,
     workspaceId: ws,
     attribution: opts.attribution,
-    userNames: new Map(latestState.members(ws).map((m) => [m.userId, displayName(m)])),
+    userNames: new Map(latestState.members(ws).map((m) => [m.userId, memberName(m)])),
     // recipes naming what the rollback would recreate are re-pointed (counted in the preview)
     recipes: [...after.automations, ...latestState.workspaceAutomations(ws)],
   });
