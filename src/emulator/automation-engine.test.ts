@@ -3,7 +3,7 @@ import { drainEvents, MAX_DEPTH } from './automation-engine.js';
 import type { AutomationDoc, Json } from './docs.js';
 import { testBoard, type TestBoard } from './test-kit.js';
 import { createRecord, setCell } from './writes-records.js';
-import { personActor } from './world.js';
+import { personActor } from './actor.js';
 
 function recipe(b: TestBoard, over: Partial<AutomationDoc> & { trigger: { [k: string]: Json }; actions: Json[] }): AutomationDoc {
   const at = b.w.state.clock.stamp();

@@ -6,7 +6,8 @@ import type { AutomationDoc, ColumnDoc, Json, ModuleDoc, RecordDoc } from './doc
 import { displayName } from './touch.js';
 import { clearCell, createRecord, setCell, updateRecord } from './writes-records.js';
 import { postAmendment } from './writes-notes.js';
-import type { Actor, AutomationEvent, World } from './world.js';
+import type { AutomationEvent, World } from './world.js';
+import type { Actor } from './actor.js';
 
 export const MAX_DEPTH = 4;
 

@@ -4,7 +4,8 @@
 import type { AmendmentDoc, ModuleDoc, RecordDoc } from './docs.js';
 import { notify } from './notify.js';
 import { displayName, touchModule, touchWorkspace } from './touch.js';
-import { emit, type Actor, type World } from './world.js';
+import { emit, type World } from './world.js';
+import type { Actor } from './actor.js';
 
 export function hasLiveReply(w: World, a: AmendmentDoc): boolean {
   for (const id of w.state.amendmentsByRecord.get(a.record)) {

@@ -6,7 +6,7 @@ import type { AmendmentDoc } from '../docs.js';
 import { fail } from '../http-reply.js';
 import type { RouteDef } from '../router.js';
 import { deleteAmendment, editAmendment, listAmendments, postAmendment } from '../writes-notes.js';
-import { personActor } from '../world.js';
+import { personActor } from '../actor.js';
 import { listReply, ok } from './helpers.js';
 
 function readMessage(b: Body): string {

@@ -6,7 +6,8 @@ import type { AutomationDoc, Json, ModuleDoc, UserDoc } from '../docs.js';
 import { fail } from '../http-reply.js';
 import type { RouteDef } from '../router.js';
 import { SUPPORTED_TRIGGERS } from '../automation-engine.js';
-import { personActor, type World } from '../world.js';
+import type { World } from '../world.js';
+import { personActor } from '../actor.js';
 import { listReply, ok } from './helpers.js';
 
 // The engine runs every trigger type of the spec, so the valid set and the running set are one list.
