@@ -24,7 +24,7 @@ import { parseListen, startHealthServer, type HealthServer } from './health-serv
 import type { WebConsole } from '../ui/console.js';
 import { acquireLock, waitForLock, type DbLock } from './lock.js';
 import { Notifier } from '../alerts/notifier.js';
-import { createOperations, type PassHooks } from './operations.js';
+import { createOperations, type PassHooks } from './pass-hooks.js';
 import { createPassRunner } from './pass-runner.js';
 import { createRateLimitedLog } from './rate-limited-log.js';
 import { createDrillSchedule, type DrillSchedule } from './drill-schedule.js';

@@ -6,7 +6,7 @@ import fs from 'node:fs';
 import { afterEach, describe, expect, it } from 'vitest';
 import { Notifier } from '../../src/alerts/notifier.js';
 import { ConfigSchema } from '../../src/config/schema.js';
-import { createOperations } from '../../src/daemon/operations.js';
+import { createOperations } from '../../src/daemon/pass-hooks.js';
 import type { Dialect } from '../../src/emulator/types.js';
 import { erase } from '../../src/erase/erase.js';
 import { makeHarness, silentLogger, type Harness } from '../helpers/harness.js';
