@@ -4,7 +4,7 @@
 
 import { describe, expect, it } from 'vitest';
 import type { Member, Workspace } from '../domain/entities.js';
-import { recipe, sampleTree } from '../restore/fixtures.test-helpers.js';
+import { automation, sampleTree } from '../restore/fixtures.test-helpers.js';
 import { mapUsers } from '../restore/plan-workspace.js';
 import type { ModuleTree } from '../restore/tree.js';
 import { compareWorkspace, type CompareInput, type DrillSide } from './compare.js';
@@ -29,12 +29,12 @@ function sideOf(workspace: Workspace, members: Member[], workspaceAutomations: D
 
 function source(): DrillSide & { trees: ModuleTree[] } {
   const tree = sampleTree();
-  // relations and recipes into other workspaces are not what this test is about
+  // relations and automations into other workspaces are not what this test is about
   tree.columns = tree.columns.filter((c) => c.id !== 'k-other' && c.id !== 'k-live');
   tree.cells = tree.cells.filter((c) => c.id !== 'v3');
-  tree.automations = [recipe('au1', 'Move done', { trigger: { type: 'column_changed_to', column: 'k-status', value: 'Done' }, actions: [{ type: 'move_to_collection', collectionName: 'c2' }] })];
+  tree.automations = [automation('au1', 'Move done', { trigger: { type: 'column_changed_to', column: 'k-status', value: 'Done' }, actions: [{ type: 'move_to_collection', collectionName: 'c2' }] })];
   tree.grants = ['u2'];
-  return sideOf(ws, [member('u1', 'owner'), member('u2', 'member'), member('u3', 'member', { status: 'removed' })], [recipe('wa1', 'Weekly', { moduleId: null, scope: 'workspace' })], [tree]);
+  return sideOf(ws, [member('u1', 'owner'), member('u2', 'member'), member('u3', 'member', { status: 'removed' })], [automation('wa1', 'Weekly', { moduleId: null, scope: 'workspace' })], [tree]);
 }
 
 /** What a faithful restore reads back as: every id new, users mapped, notes attributed, archived
@@ -114,7 +114,7 @@ describe('compareWorkspace', () => {
     expect(r.notRestorable).toContainEqual(expect.objectContaining({ entity: 'member', id: 'n-op', reason: expect.stringContaining('restoring user') }));
   });
 
-  it('fails on a missing module, an extra one, a changed recipe and a changed workspace field', () => {
+  it('fails on a missing module, an extra one, a changed automation and a changed workspace field', () => {
     const { input, restored, src } = setUp();
     restored.trees[0]!.module = { ...restored.trees[0]!.module, id: 'elsewhere', name: 'Other' };
     restored.workspaceAutomations[0] = { ...restored.workspaceAutomations[0]!, isActive: false };

@@ -72,7 +72,7 @@ export const NOT_RESTORABLE_FIELDS = [
   'ids: every object gets a new one (compared modulo ids, through the restore journal)',
   'creation and update times: the service stamps the time of the restore',
   'note authors and times: the restoring user posts them (the attribution line keeps the originals)',
-  'automation run counts, last runs and last errors: history of the old recipes, not settings',
+  'automation run counts, last runs and last errors: history of the old automations, not settings',
   'archived records: a fresh read cannot list them, so they are restored but not read back',
 ];
 
@@ -187,20 +187,20 @@ export function compareWorkspace(input: CompareInput): WorkspaceComparison {
     else classify({ entity: 'member', change: 'added', id: m.userId, label: memberName(m) });
   }
 
-  const recipe = (a: Automation): Record<string, unknown> => ({ name: a.name, trigger: a.trigger, conditions: a.conditions, match: a.match, actions: a.actions, isActive: a.isActive });
-  const restoredRecipes = new Map(restored.workspaceAutomations.map((a) => [a.id, a]));
+  const automation = (a: Automation): Record<string, unknown> => ({ name: a.name, trigger: a.trigger, conditions: a.conditions, match: a.match, actions: a.actions, isActive: a.isActive });
+  const restoredAutomations = new Map(restored.workspaceAutomations.map((a) => [a.id, a]));
   for (const a of source.workspaceAutomations) {
-    const mine = restoredRecipes.get(idMap.get(a.id) ?? '') ?? [...restoredRecipes.values()].find((b) => b.name === a.name);
+    const mine = restoredAutomations.get(idMap.get(a.id) ?? '') ?? [...restoredAutomations.values()].find((b) => b.name === a.name);
     if (!mine) {
       classify({ entity: 'workspaceAutomation', change: 'removed', id: a.id, label: a.name });
       continue;
     }
-    restoredRecipes.delete(mine.id);
-    const [x, y] = [translateIds(mapUsers(recipe(a), input.userMap), idMap) as Record<string, unknown>, recipe(mine)];
+    restoredAutomations.delete(mine.id);
+    const [x, y] = [translateIds(mapUsers(automation(a), input.userMap), idMap) as Record<string, unknown>, automation(mine)];
     const fields = Object.keys(x).filter((k) => canon(x[k]) !== canon(y[k])).map((k) => ({ field: k, before: x[k], after: y[k] }));
     if (fields.length) classify({ entity: 'workspaceAutomation', change: 'changed', id: a.id, label: a.name, fields });
   }
-  for (const b of restoredRecipes.values()) classify({ entity: 'workspaceAutomation', change: 'added', id: b.id, label: b.name });
+  for (const b of restoredAutomations.values()) classify({ entity: 'workspaceAutomation', change: 'added', id: b.id, label: b.name });
 
   const restoredModules = new Map(restored.modules.map((m) => [m.id, m]));
   for (const m of source.modules) {

@@ -49,7 +49,7 @@ interface Sides {
   workspaces(): Promise<string[]>;
   modules(ws: string): Promise<Module[]>;
   members(ws: string): Promise<Member[]>;
-  recipes(ws: string): Promise<Automation[]>;
+  automations(ws: string): Promise<Automation[]>;
   tree(m: Module, ws: string): Promise<ModuleTree>;
 }
 
@@ -58,7 +58,7 @@ function offline(state: StateReader): Sides {
     workspaces: async () => state.workspaces().map((w) => w.id),
     modules: async (ws) => state.modules(ws),
     members: async (ws) => state.members(ws),
-    recipes: async (ws) => state.workspaceAutomations(ws),
+    automations: async (ws) => state.workspaceAutomations(ws),
     tree: async (m) => treeFromState(state, m.id)!,
   };
 }
@@ -74,7 +74,7 @@ function live(client: ServiceClient, known: StateReader): Sides {
     workspaces: async () => (await client.listWorkspaces()).map((w) => w.id),
     modules: (ws) => client.listModules(ws),
     members: membersOf,
-    recipes: (ws) => client.listWorkspaceAutomations(ws),
+    automations: (ws) => client.listWorkspaceAutomations(ws),
     tree: async (m, ws) => {
       if (!grants.has(ws)) grants.set(ws, membersOf(ws).then((ms) => readGrantsLive(client, ws, ms)));
       return treeFromLive(client, m, known, await grants.get(ws)!);
@@ -184,7 +184,7 @@ export async function runDiff(deps: { client?: ServiceClient; store: Store }, op
       for (const bm of bMods) if (!pairedB.has(bm.id) && !restoredCopies.has(bm.id)) wsEntries.push({ entity: 'module', change: 'added', id: bm.id, label: bm.name });
       wsEntries.push(
         ...compareById('member', await a.members(ws), await b.members(ws).catch(() => []), (m) => m.userId, memberName, (m) => ({ role: m.role, status: m.status })),
-        ...compareById('workspaceAutomation', await a.recipes(ws), await b.recipes(ws).catch(() => []), (x) => x.id, (x) => x.name, (x) => ({
+        ...compareById('workspaceAutomation', await a.automations(ws), await b.automations(ws).catch(() => []), (x) => x.id, (x) => x.name, (x) => ({
           name: x.name,
           trigger: x.trigger,
           conditions: x.conditions,

@@ -1,6 +1,6 @@
 // Pure, field-by-field comparison of two module trees. Volatile fields (updatedAt, counts,
 // presence, runCount, lastRunAt, lastError, graphData...) are never compared: only the normalised
-// fields a user set are. Ids inside values (settings, recipes, relation cells) are translated
+// fields a user set are. Ids inside values (settings, automations, relation cells) are translated
 // through the same a → b id map that pairs the objects, so a restored copy compares equal.
 
 import type { Amendment, BoardRecord, Cell, Column } from '../domain/entities.js';

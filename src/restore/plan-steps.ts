@@ -104,7 +104,7 @@ export type Step =
       then: ColumnThen;
       label: string;
     })
-  /** A live recipe naming objects the run recreates (`refs`, old ids): read, ids swapped, written
+  /** A live automation naming objects the run recreates (`refs`, old ids): read, ids swapped, written
    * whole with its on/off state as it is then. `owner`: its module, or its workspace. */
   | (Base & { op: 'repointAutomation'; target: string; scope: 'module' | 'workspace'; owner: string; refs: string[]; label: string });
 

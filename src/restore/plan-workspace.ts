@@ -1,7 +1,7 @@
 // The workspace restore planner: pure. The workspace (created, or an existing one to restore into),
 // its members with their roles, every module as `restore module` plans it — merged phase by phase,
 // so every module exists before any column, every record before any cell, and relations between
-// the restored modules are remapped like a module's own ids — then the recipes that watch every
+// the restored modules are remapped like a module's own ids — then the automations that watch every
 // module. Users are mapped old → new (--map-users) in every value that names them first.
 
 import type { Automation, Member, Workspace } from '../domain/entities.js';
@@ -111,13 +111,13 @@ export function planWorkspace(input: WorkspacePlanInput): WorkspacePlan {
   const order = ['workspace', 'members', ...mergeOrders(sequences)].filter((n) => byName.has(n));
   splitCrossModuleColumns(byName, order, input.modules);
 
-  const wsRecipes = creationOrder(input.workspaceAutomations).map((a) => {
+  const wsAutomations = creationOrder(input.workspaceAutomations).map((a) => {
     const body = mapUsers({ name: a.name, trigger: a.trigger, conditions: a.conditions, match: a.match, actions: a.actions, isActive: a.isActive }, input.userMap);
     return { op: 'createWorkspaceAutomation', kind: 'automation', key: `ws-automation:${a.id}`, oldId: a.id, chain: `ws-automations:${ws.id}`, workspaceId: wsId, body: remappable(body, allIds) } satisfies Step;
   });
-  add('workspace automations', wsRecipes);
-  if (wsRecipes.length) order.push('workspace automations');
-  counts['workspaceAutomations'] = wsRecipes.length;
+  add('workspace automations', wsAutomations);
+  if (wsAutomations.length) order.push('workspace automations');
+  counts['workspaceAutomations'] = wsAutomations.length;
 
   const phases: Phase[] = order.map((name) => ({ name, steps: byName.get(name)! }));
   return {
@@ -129,7 +129,7 @@ export function planWorkspace(input: WorkspacePlanInput): WorkspacePlan {
     notRestored,
     modules,
     members: { toAdd: toAdd.length, present: members.length - toAdd.length },
-    automations: { workspace: wsRecipes.length, module: moduleAutomations },
+    automations: { workspace: wsAutomations.length, module: moduleAutomations },
   };
 }
 

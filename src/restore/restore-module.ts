@@ -1,5 +1,5 @@
 // `restore module`: refusals first (reads only), then the plan, then — unless a dry run — the
-// journaled apply, with the workspace's recipes paused around it when asked.
+// journaled apply, with the workspace's automations paused around it when asked.
 //
 // Who may restore: the key's user must be an owner or admin of the target workspace. The port has
 // no "who am I", so this is probed read-only: GET /module-access/{ws}/{member} answers owners and
@@ -17,7 +17,7 @@ import { journaledRun, type RunOutcome } from './journaled-run.js';
 import { latestRun, restoredIdMap } from './journal.js';
 import { planRestore } from './plan.js';
 import { summarisePlan, type NotRestored } from './plan-steps.js';
-import { pauseRecipes } from './pause.js';
+import { pauseWorkspaceAutomations } from './pause.js';
 import { treeFromState } from './tree.js';
 
 export interface RestoreDeps {
@@ -31,7 +31,7 @@ export interface RunControls {
   /** config.restore.attribution */
   attribution: string;
   parallel?: number;
-  /** Wait before automations are created and recipes re-activated, so the service's asynchronous
+  /** Wait before automations are created and automations re-activated, so the service's asynchronous
    * runs of the run's own writes find them still absent or paused. Default 250 ms. */
   settleMs?: number;
   signal?: AbortSignal;
@@ -176,7 +176,7 @@ export async function restoreModule(deps: RestoreDeps, opts: RestoreModuleOption
     deps,
     { previous, settleMs: opts.settleMs, since: { at: started, requests: stats0 }, start: { kind: 'module', runKey, snapshotId: snapshot, sourceIds: [opts.moduleId], targetWorkspaceId: target, options: { asCopy: opts.asCopy === true, pauseAutomations: opts.pauseAutomations === true } } },
     async ({ journal, run, resumed, settle }) => {
-      const paused = opts.pauseAutomations ? await pauseRecipes(client, journal, target) : [];
+      const paused = opts.pauseAutomations ? await pauseWorkspaceAutomations(client, journal, target) : [];
       const res = await applyPlan(plan, {
         client,
         journal,

@@ -1,7 +1,7 @@
 // `wbsync rollback`: put part of a live module back as it was at a snapshot, in place. Refusals first
 // (reads only), then the three sides (snapshot, the state the damage left, live), the selection,
 // the plan (rollback-plan.ts) and — unless a dry run — the same journaled applier as restore module,
-// with the module's and the workspace's recipes paused around it when asked.
+// with the module's and the workspace's automations paused around it when asked.
 
 import type { Automation, BoardRecord, Cell } from '../domain/entities.js';
 import { memberNames } from '../domain/member-name.js';
@@ -10,7 +10,7 @@ import type { StateReader } from '../store/port.js';
 import { applyPlan } from './apply.js';
 import { journaledRun, type RunOutcome } from './journaled-run.js';
 import { latestRun } from './journal.js';
-import { pauseRecipeList } from './pause.js';
+import { pauseAutomationList } from './pause.js';
 import type { Step } from './plan-steps.js';
 import { summarisePlan } from './plan-steps.js';
 import { refuse, requireWritable, type RestoreDeps, type RunControls } from './restore-module.js';
@@ -59,7 +59,7 @@ export interface RollbackResult extends RunOutcome {
   newRecords: { id: string; name: string; archived: boolean }[];
   /** Objects found by a lookup after an unknown outcome (a resumed run) instead of made again. */
   foundByLookup: number;
-  /** Active recipes the planned writes could set off (when not paused). */
+  /** Active automations the planned writes could set off (when not paused). */
   wouldTrigger: { id: string; name: string; scope: string; trigger: string }[];
   /** Things to know before trusting the result (e.g. the database has not seen the latest changes). */
   warnings: string[];
@@ -68,7 +68,7 @@ export interface RollbackResult extends RunOutcome {
   pinnedTo?: string;
   /** What named objects the run recreated, pointed at the copies: reference columns (re-pointed in
    * place, or recreated where the service keeps settings create-only; 'pending' in a dry run) and
-   * the module's and workspace's recipes. */
+   * the module's and workspace's automations. */
   repointed: RepointReport;
 }
 
@@ -254,8 +254,8 @@ export async function rollback(deps: RestoreDeps, opts: RollbackOptions): Promis
   const afterId = opts.pin ? opts.pin.afterSnapshot : pickAfter(deps, chosen.id, opts.moduleId, opts.changedBetween);
   const latestState = store.stateAt()!;
   const after = { ...(treeFromState(store.stateAt(afterId)!, opts.moduleId) ?? base) };
-  // reads only, side by side: who may write, the module as it is now, the workspace's recipes
-  const [, live, workspaceRecipes] = await Promise.all([requireWritable(client, ws), treeFromLive(client, liveModule, latestState, null), client.listWorkspaceAutomations(ws)]);
+  // reads only, side by side: who may write, the module as it is now, the workspace's automations
+  const [, live, liveWorkspaceAutomations] = await Promise.all([requireWritable(client, ws), treeFromLive(client, liveModule, latestState, null), client.listWorkspaceAutomations(ws)]);
   const found = await findUnlisted(client, base, live, after);
 
   const columns = columnIdsOf(opts.columns, [...base.columns, ...live.columns], base.module.name);
@@ -269,11 +269,11 @@ export async function rollback(deps: RestoreDeps, opts: RollbackOptions): Promis
   };
   const userNames = memberNames(latestState.members(ws));
   selection.laterEdits = pinSelection(selection, latestState, ws, opts, store.getSnapshot(chosen.id)?.startedAt ?? '', (who) => userNames.get(who) ?? who);
-  const planned = planRollback({ base, after, live, selection, force: opts.force === true, workspaceId: ws, attribution: opts.attribution, userNames, found, recipes: [...live.automations, ...workspaceRecipes] });
+  const planned = planRollback({ base, after, live, selection, force: opts.force === true, workspaceId: ws, attribution: opts.attribution, userNames, found, automations: [...live.automations, ...liveWorkspaceAutomations] });
   const steps = planned.plan.phases.flatMap((p) => p.steps);
   const fired = triggersOf(steps);
-  const recipes: Automation[] = [...live.automations, ...workspaceRecipes].filter((a) => a.isActive);
-  const wouldTrigger = recipes.filter((a) => fired.has(String(a.trigger['type']))).map((a) => ({ id: a.id, name: a.name, scope: a.scope, trigger: String(a.trigger['type']) }));
+  const automations: Automation[] = [...live.automations, ...liveWorkspaceAutomations].filter((a) => a.isActive);
+  const wouldTrigger = automations.filter((a) => fired.has(String(a.trigger['type']))).map((a) => ({ id: a.id, name: a.name, scope: a.scope, trigger: String(a.trigger['type']) }));
   const warnings: string[] = [];
   const afterInfo = store.listSnapshots().find((s) => s.id === afterId);
   if (afterInfo && liveModule.updatedAt && Date.parse(liveModule.updatedAt) > Date.parse(afterInfo.startedAt) && !opts.changedBetween) {
@@ -307,7 +307,7 @@ export async function rollback(deps: RestoreDeps, opts: RollbackOptions): Promis
     async ({ journal, run, resumed }) => {
       // Live objects keep their ids: each one the plan names maps onto itself.
       journal.sameAll([[opts.moduleId, 'module'], ...planned.liveIds]);
-      const paused = opts.pauseAutomations ? await pauseRecipeList(client, journal, recipes) : [];
+      const paused = opts.pauseAutomations ? await pauseAutomationList(client, journal, automations) : [];
       const res = await applyPlan(planned.plan, { client, journal, parallel: opts.parallel, signal: opts.signal, onProgress: opts.onProgress });
       const result: RollbackResult = {
         ...baseResult,

@@ -110,8 +110,8 @@ export function previewRecover(store: Store, opts: { moduleId: string; snapshot:
     workspaceId: ws,
     attribution: opts.attribution,
     userNames: new Map(latestState.members(ws).map((m) => [m.userId, memberName(m)])),
-    // recipes naming what the rollback would recreate are re-pointed (counted in the preview)
-    recipes: [...after.automations, ...latestState.workspaceAutomations(ws)],
+    // automations naming what the rollback would recreate are re-pointed (counted in the preview)
+    automations: [...after.automations, ...latestState.workspaceAutomations(ws)],
   });
   out.counts = plan.counts;
   out.summary = summarisePlan(plan.plan);

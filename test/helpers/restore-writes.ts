@@ -14,8 +14,8 @@
 //  - shape(): everything except archiving (the API has no single-record GET, so a record's own fields
 //    are known to a backup only from a listing, i.e. while it is not archived);
 //  - archive(): archive / delete records and sub-records, replies on archived records — only writes
-//    a backup can see by id afterwards, and none that sets off a recipe that changes an archived
-//    record's own fields (the writer's recipes never use the record_archived trigger).
+//    a backup can see by id afterwards, and none that sets off an automation that changes an archived
+//    record's own fields (the writer's automations never use the record_archived trigger).
 // Take a full backup between the two.
 
 import type { Dialect, RunningEmulator } from '../../src/emulator/types.js';
@@ -172,8 +172,8 @@ export class RestoreWriter {
     await this.run(moduleId, count, this.archiveKinds());
   }
 
-  /** Switches every active workspace recipe off (so none fires on a restore that does not pause them). */
-  async switchOffWorkspaceRecipes(workspaceId: string): Promise<void> {
+  /** Switches every active workspace automation off (so none fires on a restore that does not pause them). */
+  async switchOffWorkspaceAutomations(workspaceId: string): Promise<void> {
     const d = await this.target.dump();
     for (const a of d.automations.filter((x) => !x.isDeleted && x.module === null && x.workspace === workspaceId && x.isActive)) {
       await this.call('PUT', `/automations/${a._id}`, { isActive: false });
@@ -238,7 +238,7 @@ export class RestoreWriter {
 
   // ---- automations --------------------------------------------------------------------------
 
-  private moduleRecipe(s: Scene): Doc | undefined {
+  private moduleAutomation(s: Scene): Doc | undefined {
     const recCols = s.cols.filter((c) => c.scope === 'record');
     const subCols = s.cols.filter((c) => c.scope === 'subrecord');
     const status = this.pick(recCols.filter((c) => c.type === 'status'));
@@ -259,7 +259,7 @@ export class RestoreWriter {
     return this.pick(options.filter((o): o is Doc => !!o));
   }
 
-  private workspaceRecipe(): Doc {
+  private workspaceAutomation(): Doc {
     const n = this.n;
     return this.pick([
       { name: `ws done ${n}`, trigger: { type: 'column_changed_to', columnName: 'Status', value: 'Done' }, conditions: [], match: 'all', actions: [{ type: 'set_completed', value: true }] },
@@ -427,7 +427,7 @@ export class RestoreWriter {
           await this.postValue(rec, col, refused[col.type]!);
           return true;
         }
-        // both: a recipe's set_column_value is not checked either
+        // both: an automation's set_column_value is not checked either
         const scope = this.chance(0.75) ? 'record' : 'subrecord';
         let col = this.pick(s.cols.filter((c) => c.type in refused && c.scope === scope));
         if (!col) {
@@ -477,10 +477,10 @@ export class RestoreWriter {
       }],
       // automations
       [2, 'module automation', async (s) => {
-        const recipe = this.moduleRecipe(s);
-        if (!recipe) return false;
+        const automation = this.moduleAutomation(s);
+        if (!automation) return false;
         await this.target.advance(60_000);
-        await this.call('POST', `/automations/${s.mod._id}`, { ...recipe, isActive: this.chance(0.75) });
+        await this.call('POST', `/automations/${s.mod._id}`, { ...automation, isActive: this.chance(0.75) });
         return true;
       }],
       [1, 'toggle / edit a module automation', async (s) => {
@@ -497,7 +497,7 @@ export class RestoreWriter {
           return true;
         }
         await this.target.advance(60_000);
-        await this.call('POST', `/automations/workspace/${s.ws}`, { ...this.workspaceRecipe(), isActive: this.chance(0.7) });
+        await this.call('POST', `/automations/workspace/${s.ws}`, { ...this.workspaceAutomation(), isActive: this.chance(0.7) });
         return true;
       }],
       // the module itself and who may open it
@@ -553,11 +553,11 @@ export class RestoreWriter {
         const archived = new Set([...s.archivedTops, ...s.archivedSubs].map((r) => r._id));
         const root = this.pick(s.notes.filter((a) => !a.parentComment && archived.has(a.record)));
         if (!root) return false;
-        // replies set no recipe off (root notes do: amendment_posted)
+        // replies set no automation off (root notes do: amendment_posted)
         await this.call('POST', `/amendments/${root.record}`, { message: `reply while archived ${this.n}`, parentComment: root._id });
         return true;
       }],
-      [1, 'cell on an archived record (observed: POST on an existing pair, no recipes)', async (s) => {
+      [1, 'cell on an archived record (observed: POST on an existing pair, no automations)', async (s) => {
         if (!observed) return false;
         const archived = new Set([...s.archivedTops, ...s.archivedSubs].map((r) => r._id));
         const v = this.pick(s.values.filter((x) => archived.has(x.record)));

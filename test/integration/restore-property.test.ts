@@ -56,7 +56,7 @@ async function fullPass(h: Harness): Promise<number> {
   return p.snapshot;
 }
 
-async function workspaceRecipes(emu: ServiceTarget, ws: string): Promise<Record<string, boolean>> {
+async function workspaceAutomationStates(emu: ServiceTarget, ws: string): Promise<Record<string, boolean>> {
   const res = await emu.call('GET', `/automations/workspace/${ws}`);
   return Object.fromEntries((res.body.automations as Array<{ _id: string; isActive: boolean }>).map((a) => [a._id, a.isActive]));
 }
@@ -118,12 +118,12 @@ async function runRound(ctx: Context, r: Round): Promise<void> {
   await w.shape(r.moduleId, SHAPE_WRITES);
   await fullPass(h);
   await w.archive(r.moduleId, ARCHIVE_WRITES);
-  if (!r.pause) await w.switchOffWorkspaceRecipes(ws);
+  if (!r.pause) await w.switchOffWorkspaceAutomations(ws);
 
   await emu.idle();
   const before = await readModule(emu, r.moduleId);
   r.name = String(before.module.name);
-  const recipesBefore = await workspaceRecipes(emu, ws);
+  const automationsBefore = await workspaceAutomationStates(emu, ws);
   const snapshot = await fullPass(h);
   const del = await emu.call('DELETE', `/modules/${r.moduleId}`);
   if (del.status !== 200) throw new Error(`DELETE /modules/${r.moduleId} answered ${del.status}`);
@@ -141,9 +141,9 @@ async function runRound(ctx: Context, r: Round): Promise<void> {
   // the copy (or a partial one) is never written to nor named again
   for (const id of await liveModules(emu)) if (!modulesBefore.has(id)) ctx.avoid.add(id);
 
-  const recipesAfter = await workspaceRecipes(emu, ws);
-  for (const [id, active] of Object.entries(recipesBefore)) {
-    if (recipesAfter[id] !== active) r.problems.push(`workspace automation ${id}: isActive ${active} before the restore, ${recipesAfter[id]} after`);
+  const automationsAfter = await workspaceAutomationStates(emu, ws);
+  for (const [id, active] of Object.entries(automationsBefore)) {
+    if (automationsAfter[id] !== active) r.problems.push(`workspace automation ${id}: isActive ${active} before the restore, ${automationsAfter[id]} after`);
   }
   if (!r.result) return;
 

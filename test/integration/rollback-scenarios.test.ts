@@ -57,9 +57,9 @@ async function closing<T>(b: Board, f: () => Promise<T>): Promise<T> {
 
 describe.each(['spec', 'observed'] as Dialect[])('rollback scenarios (%s dialect)', (dialect) => {
   it('a. bulk overwrite of a status column, with the automation it set off; CLI --json --pause-automations', async () => {
-    let recipeId = '';
+    let automationId = '';
     const b = await board(dialect, 'Sales Pipeline', async (x) => {
-      // a second module recipe on the same trigger, writing another column
+      // a second module automation on the same trigger, writing another column
       const r = await call(x.h, 'POST', `/automations/${x.mod}`, {
         name: 'Won deals get a closing note',
         trigger: { type: 'column_changed_to', column: x.col('Stage'), value: 'Won' },
@@ -67,7 +67,7 @@ describe.each(['spec', 'observed'] as Dialect[])('rollback scenarios (%s dialect
         match: 'all',
         actions: [{ type: 'set_column_value', column: x.col('Notes'), value: 'Closed: won' }],
       }, 'automation');
-      recipeId = r._id;
+      automationId = r._id;
     });
     await closing(b, async () => {
       const { h } = b;
@@ -82,14 +82,14 @@ describe.each(['spec', 'observed'] as Dialect[])('rollback scenarios (%s dialect
       expect(A).toContain(b.rec('Vandelay Imports')); // no Stage cell: the damage creates one
       expect(B.length).toBeGreaterThan(0);
 
-      // DAMAGE: an import sets Stage on many rows; the recipes complete, move and annotate them
+      // DAMAGE: an import sets Stage on many rows; the automations complete, move and annotate them
       for (const id of A) await setCell(b, id, stage, 'Won');
       for (const id of B) await setCell(b, id, stage, 'Lost');
       await h.emu.idle();
       const d1 = dumpOf(h.emu);
       for (const id of A) {
         const r = d1.records.find((x) => x._id === id)!;
-        expect([r.isCompleted, r.collectionName], `the recipe completed and moved ${r.name}`).toEqual([true, won]);
+        expect([r.isCompleted, r.collectionName], `the automation completed and moved ${r.name}`).toEqual([true, won]);
         expect(d1.values.find((v) => v.record === id && v.column === notes && !v.isDeleted)?.value).toBe('Closed: won');
       }
       await syncAfterDamage(h);
@@ -107,13 +107,13 @@ describe.each(['spec', 'observed'] as Dialect[])('rollback scenarios (%s dialect
       await setCell(b, cyberdyne, dealValue, '123456');
       await h.emu.idle();
 
-      const wsRecipesBefore = Object.fromEntries((await h.client.listWorkspaceAutomations(b.ws)).map((a) => [a.name, a.isActive]));
-      const recipeStats = () =>
+      const wsAutomationsBefore = Object.fromEntries((await h.client.listWorkspaceAutomations(b.ws)).map((a) => [a.name, a.isActive]));
+      const automationStats = () =>
         dumpOf(h.emu)
           .automations.filter((a) => a.workspace === b.ws)
           .map((a) => `${a.name}: runs ${a.runCount}, last ${a.lastRunAt}, active ${a.isActive}`)
           .sort();
-      const statsBefore = recipeStats();
+      const statsBefore = automationStats();
       const automationRows = () => dumpOf(h.emu).activity.filter((a) => a.automation).length;
       const rowsBefore = automationRows();
 
@@ -123,11 +123,11 @@ describe.each(['spec', 'observed'] as Dialect[])('rollback scenarios (%s dialect
       expect(r.dryRun).toBe(false);
       expect(r.snapshot).toBe(b.s1);
 
-      // the recipes did not fire during the rollback and are as they were afterwards
+      // the automations did not fire during the rollback and are as they were afterwards
       expect(automationRows(), 'no automation wrote anything during the rollback').toBe(rowsBefore);
-      expect(recipeStats()).toEqual(statsBefore);
-      expect(r.pausedAutomations).toEqual(expect.arrayContaining([recipeId]));
-      expect(Object.fromEntries((await h.client.listWorkspaceAutomations(b.ws)).map((a) => [a.name, a.isActive]))).toEqual(wsRecipesBefore);
+      expect(automationStats()).toEqual(statsBefore);
+      expect(r.pausedAutomations).toEqual(expect.arrayContaining([automationId]));
+      expect(Object.fromEntries((await h.client.listWorkspaceAutomations(b.ws)).map((a) => [a.name, a.isActive]))).toEqual(wsAutomationsBefore);
 
       // every later edit kept and reported
       expect(r.conflicts).toEqual(
@@ -386,7 +386,7 @@ describe.each(['spec', 'observed'] as Dialect[])('rollback scenarios (%s dialect
       const api2 = b.rec('Public API v2');
       for (const id of blocked) expect(b.good.cells[id]?.find((c) => c.column === status)?.value).not.toBe('Blocked');
 
-      // DAMAGE WINDOW: a person blocks three items (the recipe moves, zeroes and renames them) and
+      // DAMAGE WINDOW: a person blocks three items (the automation moves, zeroes and renames them) and
       // makes other edits of their own
       await sleep(5);
       const T1 = h.emu.clock.now().toISOString();
@@ -404,10 +404,10 @@ describe.each(['spec', 'observed'] as Dialect[])('rollback scenarios (%s dialect
       const d1 = dumpOf(h.emu);
       for (const id of blocked) {
         const rr = d1.records.find((x) => x._id === id)!;
-        expect([rr.collectionName, String(rr.name).startsWith('⛔ ')], `the recipe moved and renamed ${rr.name}`).toEqual([later, true]);
+        expect([rr.collectionName, String(rr.name).startsWith('⛔ ')], `the automation moved and renamed ${rr.name}`).toEqual([later, true]);
       }
       await syncAfterDamage(h);
-      // LATER EDITS to fields the recipe wrote
+      // LATER EDITS to fields the automation wrote
       await setCell(b, audit, effort, '5');
       await call(h, 'PUT', `/records/${dark}`, { name: 'Dark mode (blocked on design)' });
       await h.emu.idle();
@@ -476,7 +476,7 @@ describe.each(['spec', 'observed'] as Dialect[])('rollback scenarios (%s dialect
       expect(dry.json.dryRun).toBe(true);
       expect(writesSince(h, from), 'a dry run sends only GETs').toEqual([]);
       expect(dry.json.writes).toHaveLength(6);
-      // the recipe on Stage is named as one the writes could set off
+      // the automation on Stage is named as one the writes could set off
       expect(dry.json.wouldTrigger.map((a: { name: string }) => a.name)).toContain('Won deals are completed');
 
       const start = h.emu.requestLog.total();

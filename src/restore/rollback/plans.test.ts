@@ -1,11 +1,11 @@
 import { describe, expect, it } from 'vitest';
-import { cell, col, coll, mod, note, rec, recipe } from '../fixtures.test-helpers.js';
+import { cell, col, coll, mod, note, rec, automation } from '../fixtures.test-helpers.js';
 import { allSteps, type Step } from '../plan-steps.js';
 import { planRollback, ROLLBACK_KINDS, type RollbackInput, type RollbackSelection } from '../rollback-plan.js';
 import type { ModuleTree } from '../tree.js';
 
 // A board with a parent and two sub-records (one archived), a relation column and a reference
-// going through it, and recipes naming a column and a collection.
+// going through it, and automations naming a column and a collection.
 function tree(over: Partial<ModuleTree> = {}): ModuleTree {
   return {
     module: mod('m1'),
@@ -83,16 +83,16 @@ describe('rollback planners', () => {
     expect(p.repoint).toEqual([{ entity: 'column', id: 'k-ref', name: 'Renamed', names: ['k-rel'] }]);
   });
 
-  it('a reference whose relation is recreated too is made after it; recipes naming a recreated column or collection are re-pointed', () => {
+  it('a reference whose relation is recreated too is made after it; automations naming a recreated column or collection are re-pointed', () => {
     const base = tree();
     const live = tree({ collections: [coll('c1', 'Todo', 0)], columns: [col('k-text', 'Notes', { position: 2 })], cells: [cell('v2', 'r1', 'k-text', 'hello'), cell('v3', 's1', 'k-text', 'sub')] });
-    const recipes = [
-      recipe('au1', 'Mover', { trigger: { type: 'column_changed', column: 'k-rel' }, actions: [{ type: 'move_to_collection', collectionName: 'c2' }] }),
-      recipe('au2', 'Untouched', { trigger: { type: 'column_changed', column: 'k-text' } }),
-      recipe('au3', 'Workspace', { scope: 'workspace', moduleId: null, actions: [{ type: 'move_to_collection', collectionName: 'c2' }] }),
+    const automations = [
+      automation('au1', 'Mover', { trigger: { type: 'column_changed', column: 'k-rel' }, actions: [{ type: 'move_to_collection', collectionName: 'c2' }] }),
+      automation('au2', 'Untouched', { trigger: { type: 'column_changed', column: 'k-text' } }),
+      automation('au3', 'Workspace', { scope: 'workspace', moduleId: null, actions: [{ type: 'move_to_collection', collectionName: 'c2' }] }),
     ];
-    const p = plan(base, live, { recipes });
-    expect(p.plan.phases.map((x) => x.name)).toEqual(['collections', 'columns', 'columns naming recreated columns', 'records and cells', 'recipes re-pointed at recreated objects']);
+    const p = plan(base, live, { automations });
+    expect(p.plan.phases.map((x) => x.name)).toEqual(['collections', 'columns', 'columns naming recreated columns', 'records and cells', 'automations re-pointed at recreated objects']);
     expect(p.plan.phases.at(-1)!.steps).toEqual([
       { op: 'repointAutomation', key: 'repoint-automation:au1', target: 'au1', scope: 'module', owner: 'm1', refs: ['k-rel', 'c2'], label: 'Mover' },
       { op: 'repointAutomation', key: 'repoint-automation:au3', target: 'au3', scope: 'workspace', owner: 'ws', refs: ['c2'], label: 'Workspace' },
@@ -103,8 +103,8 @@ describe('rollback planners', () => {
   it('what names a deleted column the selection leaves out is declared: it still points at nothing', () => {
     const base = tree();
     const live = tree({ columns: [col('k-ref', 'Customer value', { type: 'reference', position: 1, settings: { via: 'k-rel', field: 'f1', aggregate: 'sum' } }), col('k-text', 'Notes', { position: 2 })] });
-    const recipes = [recipe('au1', 'Watcher', { trigger: { type: 'column_changed', column: 'k-rel' } })];
-    const p = plan(base, live, { recipes, selection: { ...all, kinds: new Set(['cells']), kindsNamed: true } });
+    const automations = [automation('au1', 'Watcher', { trigger: { type: 'column_changed', column: 'k-rel' } })];
+    const p = plan(base, live, { automations, selection: { ...all, kinds: new Set(['cells']), kindsNamed: true } });
     expect(p.plan.notRestored.map((n) => [n.entity, n.id])).toEqual([['column', 'k-ref'], ['automation', 'au1']]);
     expect(p.plan.notRestored[1]!.reason).toContain('column "Customer" (k-rel), deleted since the snapshot and left out of this rollback');
   });
