@@ -5,7 +5,7 @@
 import type { AutomationDoc, ColumnDoc, Json, ModuleDoc, RecordDoc } from './docs.js';
 import { displayName } from './touch.js';
 import { clearCell, createRecord, setCell, updateRecord } from './writes-records.js';
-import { postAmendment } from './writes-notes.js';
+import { postAmendment } from './writes-amendments.js';
 import type { AutomationEvent, World } from './world.js';
 import type { Actor } from './actor.js';
 

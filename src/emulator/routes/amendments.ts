@@ -5,7 +5,7 @@ import { Body } from '../body.js';
 import type { AmendmentDoc } from '../docs.js';
 import { fail } from '../http-reply.js';
 import type { RouteDef } from '../router.js';
-import { deleteAmendment, editAmendment, listAmendments, postAmendment } from '../writes-notes.js';
+import { deleteAmendment, editAmendment, listAmendments, postAmendment } from '../writes-amendments.js';
 import { personActor } from '../actor.js';
 import { listReply, ok } from './helpers.js';
 

@@ -4,7 +4,7 @@
 
 import type { AutomationDoc, ColumnDoc, Json, ModuleDoc, RecordDoc, UserDoc } from '../docs.js';
 import { createRecord, deleteRecord, setCell, updateRecord } from '../writes-records.js';
-import { deleteAmendment, postAmendment } from '../writes-notes.js';
+import { deleteAmendment, postAmendment } from '../writes-amendments.js';
 import { createCollection, createColumn, type ColumnInput } from '../writes-board.js';
 import { addMembership, createModule, createWorkspace, setGrants } from '../writes-structure.js';
 import type { World } from '../world.js';

@@ -4,7 +4,7 @@
 import type { ColumnDoc, RecordDoc, UserDoc } from '../docs.js';
 import type { SeedParams } from '../types.js';
 import { createRecord, setCell, updateRecord } from '../writes-records.js';
-import { postAmendment } from '../writes-notes.js';
+import { postAmendment } from '../writes-amendments.js';
 import { createCollection, createColumn } from '../writes-board.js';
 import { addMembership, createModule, createWorkspace } from '../writes-structure.js';
 import type { World } from '../world.js';
