@@ -1,5 +1,5 @@
 // The drill's verdict, pure: a faithful restore (new ids, mapped users, the attribution line on
-// notes) is equal; a difference, a refused write or a missing member fails and is named; what the
+// amendments) is equal; a difference, a refused write or a missing member fails and is named; what the
 // restore plan said it cannot bring back, and archived records a read cannot list, are excused.
 
 import { describe, expect, it } from 'vitest';
@@ -37,7 +37,7 @@ function source(): DrillSide & { trees: ModuleTree[] } {
   return sideOf(ws, [member('u1', 'owner'), member('u2', 'member'), member('u3', 'member', { status: 'removed' })], [automation('wa1', 'Weekly', { moduleId: null, scope: 'workspace' })], [tree]);
 }
 
-/** What a faithful restore reads back as: every id new, users mapped, notes attributed, archived
+/** What a faithful restore reads back as: every id new, users mapped, amendments attributed, archived
  * records unlisted (a fresh read cannot see them), run counts reset. */
 function restoredFrom(s: DrillSide & { trees: ModuleTree[] }, ids: Map<string, string>, users: Map<string, string>): DrillSide & { trees: ModuleTree[] } {
   // mapUsers swaps ids inside JSON text too (relation and person cells), as the restore's values are
@@ -134,7 +134,7 @@ describe('compareWorkspace', () => {
     expect(r).toMatchObject({ ok: false, differing: [{ entity: 'workspace', id: 'ws', reason: 'not restored' }] });
   });
 
-  it('strips only the line this restore added: a note restored before keeps its earlier line', () => {
+  it('strips only the line this restore added: an amendment restored before keeps its earlier line', () => {
     const { input, restored, src } = setUp();
     const earlier = 'first words\n\nRestored by wbsync — originally by Ada at 2026-01-01.';
     src.trees[0]!.amendments.find((a) => a.id === 'a3')!.message = earlier;

@@ -34,7 +34,7 @@ export interface CompareInput {
   planned: NotRestored[];
   /** Writes the service refused during the restore (or not sent because they needed one). */
   refused: NotRestored[];
-  /** config.restore.attribution: the line restored notes carry, stripped before comparing. */
+  /** config.restore.attribution: the line restored amendments carry, stripped before comparing. */
   attribution: string;
   /** The restored workspace was created under another name (a staging service): names not compared. */
   renamed?: boolean;
@@ -71,7 +71,7 @@ export interface WorkspaceComparison {
 export const NOT_RESTORABLE_FIELDS = [
   'ids: every object gets a new one (compared modulo ids, through the restore journal)',
   'creation and update times: the service stamps the time of the restore',
-  'note authors and times: the restoring user posts them (the attribution line keeps the originals)',
+  'amendment authors and times: the restoring user posts them (the attribution line keeps the originals)',
   'automation run counts, last runs and last errors: history of the old automations, not settings',
   'archived records: a fresh read cannot list them, so they are restored but not read back',
 ];

@@ -169,7 +169,7 @@ export async function runDiff(deps: { client?: ServiceClient; store: Store }, op
         continue;
       }
       pairedB.add(target.id);
-      // objects a rollback recreated with new ids pair with the snapshot's (notes it re-posted
+      // objects a rollback recreated with new ids pair with the snapshot's (amendments it re-posted
       // carry the attribution line and the restorer as author)
       const rolled = isLive && opt.matchBy === 'id' ? rolledBackIdMap(store.db, am.id) : new Map<string, string>();
       if (rolled.size) opt = { ...opt, idMap: rolled, acrossRestore: true, attribution: opts.attribution };

@@ -20,7 +20,7 @@ export function rec(id: string, name: string, over: Partial<BoardRecord> = {}): 
 export function cell(id: string, recordId: string, columnId: string, value: string): Cell {
   return { id, recordId, columnId, value, createdAt: T, updatedAt: T, raw: {} };
 }
-export function note(id: string, recordId: string, message: string, over: Partial<Amendment> = {}): Amendment {
+export function amendment(id: string, recordId: string, message: string, over: Partial<Amendment> = {}): Amendment {
   return { id, workspaceId: 'ws', moduleId: 'm1', recordId, parentId: null, userId: 'u1', message, edited: false, isDeleted: false, createdAt: T, raw: {}, ...over };
 }
 export function automation(id: string, name: string, over: Partial<Automation> = {}): Automation {
@@ -54,9 +54,9 @@ export function sampleTree(): ModuleTree {
       cell('v4', 's1', 'k-sub', '["u1"]'),
     ],
     amendments: [
-      note('a2', 'r1', 'a reply', { parentId: 'a1', createdAt: '2026-01-02T00:00:00.000Z' }),
-      note('a1', 'r1', '', { isDeleted: true, userId: null }),
-      note('a3', 'r1', 'edited text', { edited: true, createdAt: '2026-01-03T00:00:00.000Z' }),
+      amendment('a2', 'r1', 'a reply', { parentId: 'a1', createdAt: '2026-01-02T00:00:00.000Z' }),
+      amendment('a1', 'r1', '', { isDeleted: true, userId: null }),
+      amendment('a3', 'r1', 'edited text', { edited: true, createdAt: '2026-01-03T00:00:00.000Z' }),
     ],
     automations: [
       automation('au1', 'Move done', {

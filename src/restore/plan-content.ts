@@ -163,26 +163,26 @@ export function planContent(input: ContentInput): { phases: Phase[]; counts: Rec
   );
 
   // One chain per record: the thread keeps its order (oldest first) and parents precede replies;
-  // a tombstone is rebuilt by deleting its note after its replies exist.
+  // a tombstone is rebuilt by deleting its amendment after its replies exist.
   const threads = new Map<string, Amendment[]>();
   for (const a of tree.amendments) if (restored.has(a.recordId)) threads.set(a.recordId, [...(threads.get(a.recordId) ?? []), a]);
   for (const a of tree.amendments) {
     if (!restored.has(a.recordId)) notRestored.push({ entity: 'amendment', id: a.id, label: a.message.slice(0, 40), reason: 'its record is not restored' });
   }
-  const noteSteps: Step[] = [];
+  const amendmentSteps: Step[] = [];
   const tombstones: Step[] = [];
   for (const [recordId, list] of threads) {
     const ids = new Set(list.map((a) => a.id));
     for (const a of threadOrder(list)) {
       if (a.parentId && !ids.has(a.parentId)) {
-        notRestored.push({ entity: 'amendment', id: a.id, label: a.message.slice(0, 40), reason: 'it replies to a note missing from the snapshot' });
+        notRestored.push({ entity: 'amendment', id: a.id, label: a.message.slice(0, 40), reason: 'it replies to an amendment missing from the snapshot' });
         continue;
       }
       const author = a.userId ? (input.userNames?.get(a.userId) ?? a.userId) : 'a deleted note';
       const line = attributionLine(input.attribution, author, a.createdAt ?? 'an unknown time');
       const final = withAttribution(a.isDeleted ? '' : a.message, line) || '(deleted note)';
       count('amendments');
-      noteSteps.push({
+      amendmentSteps.push({
         op: 'createAmendment',
         kind: 'amendment',
         key: `amendment:${a.id}`,
@@ -196,7 +196,7 @@ export function planContent(input: ContentInput): { phases: Phase[]; counts: Rec
       if (a.isDeleted) tombstones.push({ op: 'deleteAmendment', key: `tombstone:${a.id}`, target: a.id, chain: recordId });
     }
   }
-  phase('amendments', [...noteSteps, ...tombstones]);
+  phase('amendments', [...amendmentSteps, ...tombstones]);
 
   phase(
     'archival',

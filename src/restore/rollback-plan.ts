@@ -5,7 +5,7 @@
 // what was deleted since is recreated with new ids through the journal, as restore module does, and
 // what pointed at it (reference columns, automations) is re-pointed to the copy. One planner per entity
 // kind (./rollback/), in this order: collections, columns, what points at recreated structure,
-// records, cells, notes, automations.
+// records, cells, amendments, automations.
 
 import type { Phase, RestorePlan, Step } from './plan-steps.js';
 import { PlanContext, type RollbackInput, type RollbackPlanResult } from './rollback/context.js';

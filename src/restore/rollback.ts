@@ -161,7 +161,7 @@ function touchedByFeed(state: StateReader, workspaceId: string, moduleId: string
 /**
  * Records of the snapshot that no listing shows now but that still answer by id: a delete on the
  * deployed service archives a row and its sub-records, and deleting a collection leaves its records
- * stranded (deletes do not cascade). Each that answers joins the live tree with its cells and notes
+ * stranded (deletes do not cascade). Each that answers joins the live tree with its cells and amendments
  * (as the service has them) and the fields it had at the snapshot — nobody can have edited it since,
  * nothing lists it — so the plan brings it back in place. Sub-records are asked for only under a
  * parent that is live or found (the published interface deletes a parent for good and archives its
@@ -179,14 +179,14 @@ async function findUnlisted(client: RestoreDeps['client'], base: ModuleTree, liv
       if (isWbsyncError(e) && e.code === 'not_found') return;
       throw e;
     }
-    const notes = await client.listAmendments(r.id);
+    const amendments = await client.listAmendments(r.id);
     live.records.push(r);
     live.cells.push(...cells);
-    live.amendments.push(...notes);
+    live.amendments.push(...amendments);
     // what the damage left of it is what is there now: nothing can reach it to edit it since
     // (a pass after the delete no longer holds it)
     after.cells = [...after.cells.filter((c) => c.recordId !== r.id), ...cells];
-    after.amendments = [...after.amendments.filter((a) => a.recordId !== r.id), ...notes];
+    after.amendments = [...after.amendments.filter((a) => a.recordId !== r.id), ...amendments];
     found.set(r.id, how);
   };
   const tops = base.records.filter((r) => r.parentRecordId === null && !liveRecords.has(r.id));

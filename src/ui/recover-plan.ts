@@ -50,7 +50,7 @@ export function previewRecover(store: Store, opts: { moduleId: string; snapshot:
   // the whole module as the latest backup has it only for rollback; restore asks only "is it there"
   const stillThere = latestState.module(moduleId) !== null;
   const window = scope === 'rollback' && stillThere && snapshot < latest ? readModuleWindow(store.db, moduleId, snapshot, latest) : null;
-  // the ledger: an erased record or person's note is listed as not restorable, as the command will
+  // the ledger: an erased record or person's amendment is listed as not restorable, as the command will
   const base = treeFromState(withContent(snapState, moduleId, window?.base ?? readModuleContent(store.db, moduleId, snapshot)), moduleId, store.db)!;
   const after = window ? treeFromState(withContent(latestState, moduleId, window.after), moduleId) : null;
   const ws = base.module.workspaceId;

@@ -28,7 +28,7 @@ function lines(r: RollbackResult): string[] {
     out.push(`conflicts — edited after the damage, ${r.writes.some((w) => r.conflicts.includes(w)) ? 'overwritten (--force)' : 'kept (give --force to overwrite)'} (${r.conflicts.length}):`);
     out.push(...r.conflicts.map((c) => `${changeLine(c)} (${c.later ?? (c.unseen ? 'not seen by any snapshot' : `the damage left ${show(c.after)}`)})`));
     if (r.conflicts.some((c) => c.unseen)) {
-      out.push("  (not seen by any snapshot: changed after the latest one. If that is the damage, sync and run again — 'wbsync sync --full' for note edits on the deployed service)");
+      out.push("  (not seen by any snapshot: changed after the latest one. If that is the damage, sync and run again — 'wbsync sync --full' for amendment edits on the deployed service)");
     }
   }
   if (r.newRecords.length) out.push(`records created since the snapshot (${r.newRecords.length}, ${r.newRecords.some((n) => n.archived) ? 'archived' : 'kept; --kinds records archives them'}):`, ...r.newRecords.map((n) => `  ${n.name} (${n.id})`));
@@ -67,7 +67,7 @@ export const rollbackCommand: Command = {
     'record fields (name, collection, position, completion; archived records un-archived in place),\n' +
     'column and collection fields, deleted columns and collections (recreated with new ids, their\n' +
     'cells and records put back into them), records and sub-records deleted since (un-archived in place\n' +
-    'where the service still holds them, else recreated with their cells and notes), amendments deleted\n' +
+    'where the service still holds them, else recreated with their cells and amendments), amendments deleted\n' +
     'since (posted again with the restore.attribution line, threads kept) and edited ones. Reference\n' +
     "columns and the module's and workspace's automations naming a recreated column or collection are\n" +
     're-pointed to it. Records created since are listed, and archived only when --kinds names records.\n' +
@@ -90,7 +90,7 @@ export const rollbackCommand: Command = {
     { name: 'to-snapshot', type: 'number', valueName: 'N', description: 'go back to snapshot N' },
     { name: 'to', type: 'string', valueName: 'TIME', description: 'go back to the newest complete snapshot finished at or before TIME' },
     { name: 'column', type: 'list', valueName: 'ID|NAME', description: 'only this column and its cells (repeatable)' },
-    { name: 'record', type: 'list', valueName: 'ID', description: 'only this record, its sub-records, cells and notes (repeatable)' },
+    { name: 'record', type: 'list', valueName: 'ID', description: 'only this record, its sub-records, cells and amendments (repeatable)' },
     { name: 'collection', type: 'list', valueName: 'ID', description: 'only this collection and what is in it (repeatable)' },
     { name: 'kinds', type: 'string', valueName: 'K,...', description: 'only these kinds: cells,records,columns,collections,amendments' },
     { name: 'changed-by', type: 'string', valueName: 'USER|automation', description: 'only what the feed shows this user (or any automation) changed' },

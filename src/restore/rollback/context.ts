@@ -27,7 +27,7 @@ export interface RollbackInput {
   attribution: string;
   userNames?: ReadonlyMap<string, string>;
   /** Records of the snapshot that no listing shows but that answer by id, and how they were found:
-   * they come back in place (their fields, cells and notes as the service holds them). */
+   * they come back in place (their fields, cells and amendments as the service holds them). */
   found?: ReadonlyMap<string, FoundBy>;
   /** Live automations of the module and of the workspace: those naming what the run recreates are
    * re-pointed to the copies. */
@@ -113,9 +113,9 @@ export class PlanContext {
   readonly recreatedColumns = new Set<string>();
   /** Records (and sub-records) recreated with their content. */
   readonly recreatedRecords = new Set<string>();
-  /** Notes posted again (new ids). */
+  /** Amendments posted again (new ids). */
   readonly reposted = new Set<string>();
-  /** Records declared not restored: their cells and notes go with them, unlisted. */
+  /** Records declared not restored: their cells and amendments go with them, unlisted. */
   readonly declaredRecords = new Set<string>();
   /** Live column ids the run re-points (possibly by making them anew): not mapped onto themselves. */
   readonly repointedColumns = new Set<string>();

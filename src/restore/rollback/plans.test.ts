@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { cell, col, coll, mod, note, rec, automation } from '../fixtures.test-helpers.js';
+import { cell, col, coll, mod, amendment, rec, automation } from '../fixtures.test-helpers.js';
 import { allSteps, type Step } from '../plan-steps.js';
 import { planRollback, ROLLBACK_KINDS, type RollbackInput, type RollbackSelection } from '../rollback-plan.js';
 import type { ModuleTree } from '../tree.js';
@@ -17,7 +17,7 @@ function tree(over: Partial<ModuleTree> = {}): ModuleTree {
     ],
     records: [rec('r1', 'Parent'), rec('s1', 'Step', { parentRecordId: 'r1' }), rec('s2', 'Old step', { parentRecordId: 'r1', position: 1, isArchived: true }), rec('r2', 'Other', { position: 1 })],
     cells: [cell('v1', 'r1', 'k-rel', '["x1"]'), cell('v2', 'r1', 'k-text', 'hello'), cell('v3', 's1', 'k-text', 'sub')],
-    amendments: [note('a1', 'r1', 'first')],
+    amendments: [amendment('a1', 'r1', 'first')],
     automations: [],
     grants: null,
     ...over,
@@ -30,7 +30,7 @@ const ops = (steps: Step[]): string[] => steps.map((s) => `${s.op}:${'target' in
 const without = (t: ModuleTree, ids: string[]): ModuleTree => ({ ...t, records: t.records.filter((r) => !ids.includes(r.id)), cells: t.cells.filter((c) => !ids.includes(c.recordId)), amendments: t.amendments.filter((a) => !ids.includes(a.recordId)) });
 
 describe('rollback planners', () => {
-  it('a row the service deleted comes back in the same run, with every sub-record (archived ones archived), cells and notes', () => {
+  it('a row the service deleted comes back in the same run, with every sub-record (archived ones archived), cells and amendments', () => {
     const p = plan(tree(), without(tree(), ['r1', 's1', 's2']));
     expect(p.plan.notRestored).toEqual([]);
     expect(ops(allSteps(p.plan))).toEqual(['createRecord:r1', 'createSubRecord:s1', 'createSubRecord:s2', 'createCell:v1', 'createCell:v2', 'createCell:v3', 'createAmendment:a1', 'archiveRecord:s2']);
@@ -54,7 +54,7 @@ describe('rollback planners', () => {
     expect(steps[0]).toMatchObject({ body: { name: 'Parent', position: 0, isCompleted: false, isArchived: false } });
   });
 
-  it('--kinds without records: a deleted row is named with the command that brings it back, its cells and notes not listed', () => {
+  it('--kinds without records: a deleted row is named with the command that brings it back, its cells and amendments not listed', () => {
     const p = plan(tree(), without(tree(), ['r2', 'r1', 's1', 's2']), { selection: { ...all, kinds: new Set(['cells', 'amendments']), kindsNamed: true } });
     expect(p.plan.notRestored.map((n) => [n.id, n.reason])).toEqual([
       ['r1', "deleted since the snapshot (--kinds leaves records out): bring it back with wbsync restore records r1"],
