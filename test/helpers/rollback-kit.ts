@@ -9,6 +9,7 @@ import { runCli } from '../../src/cli/run.js';
 import type { Dialect } from '../../src/emulator/types.js';
 import { idMapOf } from '../../src/restore/journal.js';
 import { rollback, type RollbackOptions, type RollbackResult } from '../../src/restore/rollback.js';
+import type { FieldChange } from '../../src/restore/rollback-plan.js';
 import { api, dumpOf, makeHarness, silentLogger, unwrap, type Harness } from './harness.js';
 import { compareModules, formatDifferences, invertIdMap, readModule, type ModuleView } from './module-snapshot.js';
 
@@ -189,4 +190,29 @@ export function attributed(h: Harness, note: Record<string, any>): string {
   const author = u ? [u.firstName, u.lastName].filter(Boolean).join(' ') : String(note.user);
   const line = ATTRIBUTION.split('{author}').join(author).split('{createdAt}').join(String(note.createdAt));
   return note.message ? `${note.message}\n\n${line}` : line;
+}
+
+// ---- expectations shared by the rollback scenarios ----------------------------------------
+
+/** A deep copy of "good", to put the expected edits on. */
+export const expectedFrom = (good: ModuleView): ModuleView => structuredClone(good);
+
+/** Sets (or adds) a cell of the expected view. */
+export function expectCellValue(v: ModuleView, recordId: string, columnId: string, value: unknown): void {
+  const list = (v.cells[recordId] ??= []);
+  const c = list.find((x) => x.column === columnId);
+  if (c) c.value = value;
+  else list.push({ id: `new:${recordId}|${columnId}`, column: columnId, label: `cell ${recordId}|${columnId}`, value });
+}
+
+export const brief = (c: FieldChange): string => `${c.entity} ${c.label} ${c.field}: base ${JSON.stringify(c.base)}, after ${JSON.stringify(c.after)}, live ${JSON.stringify(c.live)}`;
+export const conflictOf = (entity: FieldChange['entity'], id: string, field: string, live: unknown) => expect.objectContaining({ entity, id, field, live });
+
+/** Runs the scenario, then closes the board's harness whatever happens. */
+export async function closing<T>(b: Board, f: () => Promise<T>): Promise<T> {
+  try {
+    return await f();
+  } finally {
+    await b.h.close();
+  }
 }
