@@ -5,7 +5,8 @@
 
 import type { RunningEmulator } from '../../src/emulator/types.js';
 import { api, dumpOf } from './harness.js';
-import { idsOf, readModule, translateIds, type ModuleView } from './module-snapshot.js';
+import { idsOf, translateIds } from './module-compare.js';
+import { readModule, type ModuleView } from './module-snapshot.js';
 
 type Resolved = Record<string, Record<string, { items: unknown[]; display: string }>>;
 

@@ -11,7 +11,8 @@ import { idMapOf } from '../../src/restore/journal.js';
 import { rollback, type RollbackOptions, type RollbackResult } from '../../src/restore/rollback.js';
 import type { FieldChange } from '../../src/restore/rollback-plan.js';
 import { api, dumpOf, makeHarness, silentLogger, unwrap, type Harness } from './harness.js';
-import { compareModules, formatDifferences, invertIdMap, readModule, type ModuleView } from './module-snapshot.js';
+import { compareModules, formatDifferences, invertIdMap } from './module-compare.js';
+import { readModule, type ModuleView } from './module-snapshot.js';
 
 export const ATTRIBUTION = 'Restored by wbsync — originally by {author} at {createdAt}.';
 export { WRITE } from './dying-client.js';

@@ -36,7 +36,8 @@ import { restoreModule, type RestoreModuleResult } from '../../src/restore/resto
 import { makeHarness, makeTargetHarness, type Harness } from '../helpers/harness.js';
 import { LIVE_SUBSTITUTES, LiveService } from '../helpers/live-service.js';
 import { liveSettings, suiteTargets, type ServiceTarget } from '../helpers/service-target.js';
-import { checkDeclared, compareModules, formatDifferences, invertIdMap, itemOf, readModule, translateIds, type Declared, type Item, type ModuleView } from '../helpers/module-snapshot.js';
+import { checkDeclared, compareModules, formatDifferences, invertIdMap, itemOf, translateIds, type Declared } from '../helpers/module-compare.js';
+import { readModule, type Item, type ModuleView } from '../helpers/module-snapshot.js';
 import { prng } from '../helpers/random-writes.js';
 import { RestoreWriter } from '../helpers/restore-writes.js';
 

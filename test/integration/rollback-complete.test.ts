@@ -13,7 +13,8 @@ import { describe, expect, it } from 'vitest';
 import type { Dialect } from '../../src/emulator/types.js';
 import { idMapOf } from '../../src/restore/journal.js';
 import { api, dumpOf } from '../helpers/harness.js';
-import { compareModules, formatDifferences, invertIdMap, readModule } from '../helpers/module-snapshot.js';
+import { compareModules, formatDifferences, invertIdMap } from '../helpers/module-compare.js';
+import { readModule } from '../helpers/module-snapshot.js';
 import { attributed, board, call, expectNote, runRollback, syncAfterDamage, withoutOrphans, type Board } from '../helpers/rollback-kit.js';
 import { deadIdsIn, readReferences } from '../helpers/rollback-checks.js';
 

@@ -10,7 +10,8 @@ import { describe, expect, it } from 'vitest';
 import type { Dialect } from '../../src/emulator/types.js';
 import { idMapOf } from '../../src/restore/journal.js';
 import { dumpOf } from '../helpers/harness.js';
-import { compareModules, formatDifferences, invertIdMap, readModule, translateIds, type ModuleView } from '../helpers/module-snapshot.js';
+import { compareModules, formatDifferences, invertIdMap, translateIds } from '../helpers/module-compare.js';
+import { readModule, type ModuleView } from '../helpers/module-snapshot.js';
 import { attributed, board, call, dyingClient, expectNote, runRollback, setCell, syncAfterDamage, withoutOrphans } from '../helpers/rollback-kit.js';
 
 describe.each(['spec', 'observed'] as Dialect[])('rollback crash safety (%s dialect)', (dialect) => {

@@ -8,7 +8,8 @@ import { describe, expect, it } from 'vitest';
 import type { Dialect } from '../../src/emulator/types.js';
 import { idMapOf } from '../../src/restore/journal.js';
 import { dumpOf } from '../helpers/harness.js';
-import { compareModules, formatDifferences, invertIdMap, readModule } from '../helpers/module-snapshot.js';
+import { compareModules, formatDifferences, invertIdMap } from '../helpers/module-compare.js';
+import { readModule } from '../helpers/module-snapshot.js';
 import { deadIdsIn } from '../helpers/rollback-checks.js';
 import { board, call, rollbackCli, setCell, syncAfterDamage, withoutOrphans } from '../helpers/rollback-kit.js';
 
