@@ -1,7 +1,7 @@
 // Damage the way teams damage boards, for the rollback property test: a column overwritten on every
 // row, a column deleted (preferring a relation column that reference columns go through, or one a
 // automation names), a collection deleted, rows renamed, moved, completed and deleted (DELETE, the route
-// people use: preferring rows with sub-records), sub-records deleted, notes deleted, cells set and
+// people use: preferring rows with sub-records), sub-records deleted, amendments deleted, cells set and
 // cleared. Nothing here touches automations, the module's settings or grants (a rollback leaves those
 // alone). Seeded; every write waits for the service's automation runs, and is logged in the
 // RestoreWriter's `applied` list for the reproducer.
@@ -47,7 +47,7 @@ export class DamageWriter {
       cols,
       autos,
       values: d.values.filter((v) => !v.isDeleted && reachable.has(v.record) && cols.some((c) => c._id === v.column)),
-      notes: d.amendments.filter((a) => !a.isDeleted && reachable.has(a.record)),
+      amendments: d.amendments.filter((a) => !a.isDeleted && reachable.has(a.record)),
     };
   }
 
@@ -153,9 +153,9 @@ export class DamageWriter {
         await this.call('DELETE', `/records/${x._id}`);
         return true;
       }],
-      [1.5, 'delete notes', async (s) => {
-        const withReplies = s.notes.filter((x) => !x.parentComment && s.notes.some((y) => y.parentComment === x._id));
-        const a = this.pick(withReplies.length && this.rnd() < 0.6 ? withReplies : s.notes);
+      [1.5, 'delete amendments', async (s) => {
+        const withReplies = s.amendments.filter((x) => !x.parentComment && s.amendments.some((y) => y.parentComment === x._id));
+        const a = this.pick(withReplies.length && this.rnd() < 0.6 ? withReplies : s.amendments);
         if (!a) return false;
         await this.call('DELETE', `/amendments/${a._id}`);
         return true;

@@ -194,27 +194,27 @@ export function shapeKinds(w: WriterTools): Kind[] {
       return true;
     }],
     // amendments
-    [3, 'note', async (s) => {
+    [3, 'amendment', async (s) => {
       const r = w.pick(w.chance(0.8) ? s.tops : s.subs) ?? w.pick(s.tops);
       if (!r) return false;
       await w.call('POST', `/amendments/${r._id}`, { message: `note ${w.n}` });
       return true;
     }],
     [3, 'reply', async (s) => {
-      const root = w.pick(s.notes.filter((a) => !a.parentComment));
+      const root = w.pick(s.amendments.filter((a) => !a.parentComment));
       if (!root) return false;
       await w.call('POST', `/amendments/${root.record}`, { message: `reply ${w.n}`, parentComment: root._id });
       return true;
     }],
-    [1.5, 'edit own note', async (s) => {
-      const a = w.pick(s.notes.filter((x) => x.user === w.users[0]));
+    [1.5, 'edit own amendment', async (s) => {
+      const a = w.pick(s.amendments.filter((x) => x.user === w.users[0]));
       if (!a) return false;
       await w.call('PUT', `/amendments/${a._id}`, { message: `edited ${w.n}` });
       return true;
     }],
-    [2, 'delete a note (tombstone when it has replies)', async (s) => {
-      const withReplies = s.notes.filter((x) => !x.parentComment && s.notes.some((y) => y.parentComment === x._id));
-      const a = w.pick(withReplies.length && w.chance(0.7) ? withReplies : s.notes);
+    [2, 'delete an amendment (tombstone when it has replies)', async (s) => {
+      const withReplies = s.amendments.filter((x) => !x.parentComment && s.amendments.some((y) => y.parentComment === x._id));
+      const a = w.pick(withReplies.length && w.chance(0.7) ? withReplies : s.amendments);
       if (!a) return false;
       await w.call('DELETE', `/amendments/${a._id}`);
       return true;
@@ -295,9 +295,9 @@ export function archiveKinds(w: WriterTools): Kind[] {
     }],
     [1.5, 'reply on an archived record', async (s) => {
       const archived = new Set([...s.archivedTops, ...s.archivedSubs].map((r) => r._id));
-      const root = w.pick(s.notes.filter((a) => !a.parentComment && archived.has(a.record)));
+      const root = w.pick(s.amendments.filter((a) => !a.parentComment && archived.has(a.record)));
       if (!root) return false;
-      // replies set no automation off (root notes do: amendment_posted)
+      // replies set no automation off (root amendments do: amendment_posted)
       await w.call('POST', `/amendments/${root.record}`, { message: `reply while archived ${w.n}`, parentComment: root._id });
       return true;
     }],

@@ -21,7 +21,7 @@ export interface Scene {
   subs: Doc[];
   archivedSubs: Doc[];
   values: Doc[];
-  notes: Doc[];
+  amendments: Doc[];
   autos: Doc[];
   wsAutos: Doc[];
   /** Live modules other than the target that may be named (relation targets, create_record). */

@@ -1,7 +1,7 @@
 // A seeded random writer for restore tests, weighted toward the states a restore finds hard: ties in
 // position (collections, columns, records, sub-records), parents moved away from the collection their
 // sub-records still name (and that collection deleted), deleted collections and columns of both
-// scopes, archived records and sub-records, tombstoned and edited notes, relation and reference
+// scopes, archived records and sub-records, tombstoned and edited amendments, relation and reference
 // columns into other modules, several module automations and workspace automations, private modules
 // with grants, and cell values the service stores but refuses when sent again (an automation's
 // set_column_value, or in observed a POST on an existing pair, skip the value checks).
@@ -96,7 +96,7 @@ export class RestoreWriter implements WriterTools {
       subs,
       archivedSubs,
       values: d.values.filter((v) => !v.isDeleted && reachable.has(v.record)),
-      notes: d.amendments.filter((a) => !a.isDeleted && reachable.has(a.record)),
+      amendments: d.amendments.filter((a) => !a.isDeleted && reachable.has(a.record)),
       autos: d.automations.filter((a) => !a.isDeleted && a.module === moduleId),
       wsAutos: d.automations.filter((a) => !a.isDeleted && a.module === null && a.workspace === mod.workspace),
       others: d.modules.filter((m) => !m.isDeleted && m._id !== moduleId && m.workspace === mod.workspace && !this.avoid.has(m._id)),

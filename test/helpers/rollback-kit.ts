@@ -177,20 +177,20 @@ export function expectCollection(v: ModuleView, id: string, fields: Record<strin
   if (!c) throw new Error(`expected view: no collection ${id}`);
   Object.assign(c.fields, fields);
 }
-export function expectNote(v: ModuleView, id: string, fields: Record<string, unknown>): void {
+export function expectAmendment(v: ModuleView, id: string, fields: Record<string, unknown>): void {
   const n = Object.values(v.amendments).flat().find((x) => x.id === id);
-  if (!n) throw new Error(`expected view: no note ${id}`);
+  if (!n) throw new Error(`expected view: no amendment ${id}`);
   Object.assign(n.fields, fields);
 }
 
 export { dyingClient } from './dying-client.js';
 
-/** The attributed text a reposted note carries. */
-export function attributed(h: Harness, note: Record<string, any>): string {
-  const u = h.emu.users.find((x) => x.id === note.user);
-  const author = u ? [u.firstName, u.lastName].filter(Boolean).join(' ') : String(note.user);
-  const line = ATTRIBUTION.split('{author}').join(author).split('{createdAt}').join(String(note.createdAt));
-  return note.message ? `${note.message}\n\n${line}` : line;
+/** The attributed text a reposted amendment carries. */
+export function attributed(h: Harness, amendment: Record<string, any>): string {
+  const u = h.emu.users.find((x) => x.id === amendment.user);
+  const author = u ? [u.firstName, u.lastName].filter(Boolean).join(' ') : String(amendment.user);
+  const line = ATTRIBUTION.split('{author}').join(author).split('{createdAt}').join(String(amendment.createdAt));
+  return amendment.message ? `${amendment.message}\n\n${line}` : line;
 }
 
 // ---- expectations shared by the rollback scenarios ----------------------------------------

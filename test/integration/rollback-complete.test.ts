@@ -15,7 +15,7 @@ import { idMapOf } from '../../src/restore/journal.js';
 import { api, dumpOf } from '../helpers/harness.js';
 import { compareModules, formatDifferences, invertIdMap } from '../helpers/module-compare.js';
 import { readModule } from '../helpers/module-snapshot.js';
-import { attributed, board, call, expectNote, runRollback, syncAfterDamage, withoutOrphans, type Board } from '../helpers/rollback-kit.js';
+import { attributed, board, call, expectAmendment, runRollback, syncAfterDamage, withoutOrphans, type Board } from '../helpers/rollback-kit.js';
 import { deadIdsIn, readReferences } from '../helpers/rollback-checks.js';
 
 async function closing<T>(b: Board, f: () => Promise<T>): Promise<T> {
@@ -38,7 +38,7 @@ async function leftOver(b: Board, runId: number | null): Promise<string[]> {
   const notes = dumpOf(b.h.emu).amendments;
   for (const [recordId, list] of Object.entries(expected.amendments)) {
     if ((oldToNew.get(recordId) ?? recordId) === recordId) continue;
-    for (const n of list) if (!n.fields.isDeleted) expectNote(expected, n.id, { message: attributed(b.h, notes.find((x) => x._id === n.id)!) });
+    for (const n of list) if (!n.fields.isDeleted) expectAmendment(expected, n.id, { message: attributed(b.h, notes.find((x) => x._id === n.id)!) });
   }
   return formatDifferences(compareModules(expected, after, invertIdMap(oldToNew)));
 }

@@ -12,7 +12,7 @@ import { idMapOf } from '../../src/restore/journal.js';
 import { dumpOf } from '../helpers/harness.js';
 import { compareModules, formatDifferences, invertIdMap, translateIds } from '../helpers/module-compare.js';
 import { readModule, type ModuleView } from '../helpers/module-snapshot.js';
-import { attributed, board, call, dyingClient, expectNote, runRollback, setCell, syncAfterDamage, withoutOrphans } from '../helpers/rollback-kit.js';
+import { attributed, board, call, dyingClient, expectAmendment, runRollback, setCell, syncAfterDamage, withoutOrphans } from '../helpers/rollback-kit.js';
 
 describe.each(['spec', 'observed'] as Dialect[])('rollback crash safety (%s dialect)', (dialect) => {
   it('resumes after a kill at ten points of its writes with the same result and no duplicates', async () => {
@@ -65,7 +65,7 @@ describe.each(['spec', 'observed'] as Dialect[])('rollback crash safety (%s dial
       expect(writes).toBeGreaterThan(25);
       const reference = await readBack(ref.runId!);
       const expected = structuredClone(b.good);
-      for (const n of thread) expectNote(expected, n._id, { message: attributed(h, n) });
+      for (const n of thread) expectAmendment(expected, n._id, { message: attributed(h, n) });
       expect(formatDifferences(compareModules(expected, reference, new Map())), 'the uninterrupted rollback').toEqual([]);
       expect(await automationsNow()).toEqual(automations);
 

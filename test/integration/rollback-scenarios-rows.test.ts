@@ -6,7 +6,7 @@ import { describe, expect, it } from 'vitest';
 import type { Dialect } from '../../src/emulator/types.js';
 import { api, dumpOf } from '../helpers/harness.js';
 import { idMapOf } from '../../src/restore/journal.js';
-import { attributed, board, type Board, brief, call, cellId, closing, conflictOf, differencesFrom, expectCellValue, expectedFrom, expectNote, expectRecord, runRollback, setCell, sleep, syncAfterDamage } from '../helpers/rollback-kit.js';
+import { attributed, board, type Board, brief, call, cellId, closing, conflictOf, differencesFrom, expectCellValue, expectedFrom, expectAmendment, expectRecord, runRollback, setCell, sleep, syncAfterDamage } from '../helpers/rollback-kit.js';
 
 describe.each(['spec', 'observed'] as Dialect[])('rollback scenarios, rows and threads (%s dialect)', (dialect) => {
   it('d. a deleted thread is re-posted (attributed, parents first) and edited notes get their text back', async () => {
@@ -62,11 +62,11 @@ describe.each(['spec', 'observed'] as Dialect[])('rollback scenarios, rows and t
       expect(now.map((n) => n.parentComment)).toEqual([null, posted[0], posted[0]]);
 
       const expected = expectedFrom(b.good);
-      for (const n of thread) expectNote(expected, n._id, { message: attributed(h, n) });
-      expectNote(expected, rocketNote._id, { message: 'Unicode note, rewritten on purpose', edited: true });
-      expectNote(expected, hooliNote, { message: 'Renewal call booked for Tuesday.', edited: true });
-      expectNote(expected, starkReply._id, { edited: true }); // text back; the service keeps the flag
-      expectNote(expected, starkRoot._id, { message: 'SOC 2 — ignore', edited: true }); // refused, declared
+      for (const n of thread) expectAmendment(expected, n._id, { message: attributed(h, n) });
+      expectAmendment(expected, rocketNote._id, { message: 'Unicode note, rewritten on purpose', edited: true });
+      expectAmendment(expected, hooliNote, { message: 'Renewal call booked for Tuesday.', edited: true });
+      expectAmendment(expected, starkReply._id, { edited: true }); // text back; the service keeps the flag
+      expectAmendment(expected, starkRoot._id, { message: 'SOC 2 — ignore', edited: true }); // refused, declared
       expect(await differencesFrom(b, expected, r.runId)).toEqual([]);
     });
   });

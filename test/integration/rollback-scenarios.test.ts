@@ -14,7 +14,7 @@ import { checkDeclared, compareModules, formatDifferences, invertIdMap } from '.
 import { readModule } from '../helpers/module-snapshot.js';
 import { idMapOf } from '../../src/restore/journal.js';
 import { runDiff } from '../../src/restore/diff-scope.js';
-import { attributed, ATTRIBUTION, board, brief, call, cellId, closing, conflictOf, differencesFrom, expectCellValue, expectCollection, expectColumn, expectedFrom, expectNote, expectRecord, rollbackCli, runRollback, setCell, syncAfterDamage, withoutOrphans } from '../helpers/rollback-kit.js';
+import { attributed, ATTRIBUTION, board, brief, call, cellId, closing, conflictOf, differencesFrom, expectCellValue, expectCollection, expectColumn, expectedFrom, expectAmendment, expectRecord, rollbackCli, runRollback, setCell, syncAfterDamage, withoutOrphans } from '../helpers/rollback-kit.js';
 
 describe.each(['spec', 'observed'] as Dialect[])('rollback scenarios (%s dialect)', (dialect) => {
   it('a. bulk overwrite of a status column, with the automation it set off; CLI --json --pause-automations', async () => {
@@ -193,7 +193,7 @@ describe.each(['spec', 'observed'] as Dialect[])('rollback scenarios (%s dialect
       expectCellValue(expected, hooli, notes, 'Follow up in May');
       if (dialect === 'spec') {
         // recreated records' notes are posted again, with the attribution line
-        for (const n of leadNotes) expectNote(expected, n._id, { message: attributed(h, n) });
+        for (const n of leadNotes) expectAmendment(expected, n._id, { message: attributed(h, n) });
       }
       const after = withoutOrphans(await readModule(h.emu, b.mod));
       const diffs = compareModules(expected, after, invertIdMap(idMapOf(h.store.db, r.runId!)));
