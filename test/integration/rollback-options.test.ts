@@ -4,7 +4,7 @@
 
 import { describe, expect, it } from 'vitest';
 import type { Dialect } from '../../src/emulator/types.js';
-import type { FieldChange } from '../../src/restore/rollback-plan.js';
+import type { FieldChange } from '../../src/restore/index.js';
 import { api, dumpOf } from '../helpers/harness.js';
 import { board, call, cellId, closing, conflictOf, differencesFrom, expectCellValue, expectedFrom, rollbackCli, runRollback, setCell, sleep, syncAfterDamage, writesSince } from '../helpers/rollback-kit.js';
 

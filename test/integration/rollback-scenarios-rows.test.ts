@@ -5,7 +5,7 @@
 import { describe, expect, it } from 'vitest';
 import type { Dialect } from '../../src/emulator/types.js';
 import { api, dumpOf } from '../helpers/harness.js';
-import { idMapOf } from '../../src/restore/journal.js';
+import { idMapOf } from '../../src/restore/index.js';
 import { attributed, board, type Board, brief, call, cellId, closing, conflictOf, differencesFrom, expectCellValue, expectedFrom, expectAmendment, expectRecord, runRollback, setCell, sleep, syncAfterDamage } from '../helpers/rollback-kit.js';
 
 describe.each(['spec', 'observed'] as Dialect[])('rollback scenarios, rows and threads (%s dialect)', (dialect) => {

@@ -8,12 +8,11 @@
 
 import { describe, expect, it } from 'vitest';
 import type { Dialect } from '../../src/emulator/types.js';
-import { POSITION_UNSEEN } from '../../src/restore/plan-content.js';
+import { idMapOf, POSITION_UNSEEN, runDiff } from '../../src/restore/index.js';
+import { readModuleLive } from '../../src/sync/live-module.js';
 import { dumpOf } from '../helpers/harness.js';
 import { checkDeclared, compareModules, formatDifferences, invertIdMap } from '../helpers/module-compare.js';
 import { readModule } from '../helpers/module-snapshot.js';
-import { idMapOf } from '../../src/restore/journal.js';
-import { runDiff } from '../../src/restore/diff-scope.js';
 import { attributed, ATTRIBUTION, board, brief, call, cellId, closing, conflictOf, differencesFrom, expectCellValue, expectCollection, expectColumn, expectedFrom, expectAmendment, expectRecord, rollbackCli, runRollback, setCell, syncAfterDamage, withoutOrphans } from '../helpers/rollback-kit.js';
 
 describe.each(['spec', 'observed'] as Dialect[])('rollback scenarios (%s dialect)', (dialect) => {
@@ -111,7 +110,7 @@ describe.each(['spec', 'observed'] as Dialect[])('rollback scenarios (%s dialect
       expect(await differencesFrom(b, expected, r.runId)).toEqual([]);
 
       // diff afterwards, limited to what a rollback of cells and records touches: only the conflicts
-      const report = await runDiff({ client: h.client, store: h.store }, { moduleId: b.mod, snapshotId: b.s1, attribution: ATTRIBUTION, selection: { kinds: ['cells', 'records'] } });
+      const report = await runDiff({ client: h.client, store: h.store, readLive: readModuleLive }, { moduleId: b.mod, snapshotId: b.s1, attribution: ATTRIBUTION, selection: { kinds: ['cells', 'records'] } });
       const left = report.modules.flatMap((m) => m.entries);
       expect(left.map((e) => e.id).sort()).toEqual(r.conflicts.map((c: { id: string }) => c.id).sort());
     });
@@ -158,7 +157,7 @@ describe.each(['spec', 'observed'] as Dialect[])('rollback scenarios (%s dialect
 
       // diff afterwards, limited to the column: the recreated copy pairs with the original through
       // the rollback's journal, its cells compare equal — nothing left
-      const report = await runDiff({ client: h.client, store: h.store }, { moduleId: b.mod, snapshotId: b.s1, attribution: ATTRIBUTION, selection: { columns: ['Priority'] } });
+      const report = await runDiff({ client: h.client, store: h.store, readLive: readModuleLive }, { moduleId: b.mod, snapshotId: b.s1, attribution: ATTRIBUTION, selection: { columns: ['Priority'] } });
       expect(report.modules.flatMap((m) => m.entries)).toEqual([]);
     });
   });
