@@ -5,7 +5,7 @@
 import { createHash } from 'node:crypto';
 import fs from 'node:fs';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { acquireLock } from '../../src/daemon/lock.js';
+import { acquireLock } from '../../src/store/lock.js';
 import type { RunningEmulator } from '../../src/emulator/types.js';
 import { syncedEmulator, type SyncedEmulator } from '../helpers/synced-emulator.js';
 

@@ -7,7 +7,7 @@
 import type { ServiceClient } from '../../api/port.js';
 import type { BoardRecord } from '../../domain/entities.js';
 import { isWbsyncError } from '../../domain/errors.js';
-import { erasedRecords } from '../../store/erasure-ledger.js';
+import { erasedRecords } from '../../store/erasure/index.js';
 import type { Store } from '../../store/port.js';
 import { applyPlan } from '../engine/apply.js';
 import { RunJournal, latestRun, startRun } from '../engine/journal.js';

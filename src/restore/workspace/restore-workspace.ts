@@ -7,7 +7,7 @@ import { WbsyncError, isWbsyncError } from '../../domain/errors.js';
 import { applyPlan } from '../engine/apply.js';
 import { journaledRun, type RunOutcome } from '../engine/journaled-run.js';
 import { RunJournal, latestRun } from '../engine/journal.js';
-import { erasedIn } from '../../store/erasure-ledger.js';
+import { erasedIn } from '../../store/erasure/index.js';
 import type { NotRestored } from '../engine/plan-steps.js';
 import { planWorkspace } from './plan-workspace.js';
 import { pauseWorkspaceAutomations } from '../engine/pause.js';
