@@ -6,7 +6,7 @@ import type { ServiceClient } from '../../api/port.js';
 import { WbsyncError, isWbsyncError } from '../../domain/errors.js';
 import { applyPlan } from '../engine/apply.js';
 import { journaledRun, type RunOutcome } from '../engine/journaled-run.js';
-import { RunJournal, latestRun } from '../engine/journal.js';
+import { RunJournal, latestRun } from '../../store/ledgers/index.js';
 import { erasedIn } from '../../store/erasure/index.js';
 import type { NotRestored } from '../engine/plan-steps.js';
 import { planWorkspace } from './plan-workspace.js';

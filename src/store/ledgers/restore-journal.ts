@@ -3,7 +3,21 @@
 // and the automations a run paused. It is what makes a restore resumable without duplicates.
 
 import type Database from 'better-sqlite3';
-import type { CreateKind, NotRestored } from './plan-steps.js';
+
+/** What a restore creates, by kind (the id map's kinds). */
+export type CreateKind = 'workspace' | 'module' | 'collection' | 'column' | 'record' | 'subrecord' | 'cell' | 'amendment' | 'automation';
+
+/** Something a restore could not put back, and why (a refusal, kept by the journal). */
+export interface NotRestored {
+  entity: string;
+  id: string;
+  label: string;
+  reason: string;
+  /** The value the service refused (a cell's encoded value), when there is one. */
+  value?: string;
+  /** Set when the service refused the write during the run (HTTP status), not known beforehand. */
+  status?: number;
+}
 
 export type RunStatus = 'running' | 'complete' | 'failed';
 

@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { deletionsNamed } from './write/cursors.js';
+import { deletionsNamed } from './cursors.js';
 
 describe('deletionsNamed: which vanished modules a module_deleted row explains', () => {
   const modules = [
