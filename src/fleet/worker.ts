@@ -18,10 +18,12 @@ import { WbsyncError } from '../domain/errors.js';
 import { ensureDir } from '../store/file-modes.js';
 import { createSharedBudget, releaseWorkerSlots, sweepBudget } from './budget.js';
 import { claimTenants, heartbeat, homedOn, registerWorker, WORKER_ID } from './homes.js';
+import { mountFleetConsole } from './fleet-console.js';
 import { fleetError, openFleetDb } from './pg.js';
 import { Mover } from './mover.js';
 import { closeOrphanRuns } from './runs.js';
 import { BOSS_SCHEMA, ensureFleetSchema } from './schema.js';
+import { readFleetStatus } from './status.js';
 import { tenantDbPath } from './tenant-config.js';
 import { TenantRuntime, type JobData } from './tenant-runtime.js';
 import { WorkerMetrics } from './worker-metrics.js';
@@ -83,6 +85,7 @@ export async function runFleetWorker(opts: FleetWorkerOptions): Promise<{ jobs: 
   let heldIdentity = false;
   let boss: PgBoss | null = null;
   let server: HealthServer | undefined;
+  let closeConsole = (): void => undefined;
   let jobs = 0;
   const stopWorker = new AbortController();
   const stopping = AbortSignal.any([signal, stopWorker.signal]);
@@ -244,8 +247,11 @@ export async function runFleetWorker(opts: FleetWorkerOptions): Promise<{ jobs: 
       throw fleetError(e, db.redact, 'taking the worker id');
     });
     const { host, port } = parseListen(fleet.listen);
-    server = await startHealthServer({ host, port, health, metrics: () => metrics.render([...tenants.values()].map((t) => ({ name: t.name, registry: t.metrics.registry }))) });
-    await registerWorker(db.pool, { id, capacity, healthUrl: `http://${server.address}`, instance });
+    // the web console under /ui/ (src/fleet/fleet-console.ts), on the daemon's terms
+    const mounted = mountFleetConsole({ workerId: id, config, logger, host, dataDir, local: () => [...tenants.values()], status: () => readFleetStatus(db.pool, fleet.workerTtlSeconds) });
+    closeConsole = () => mounted.ui?.close();
+    server = await startHealthServer({ host, port, health, tls: mounted.tls, ...(mounted.ui ? { ui: mounted.ui } : {}), metrics: () => metrics.render([...tenants.values()].map((t) => ({ name: t.name, registry: t.metrics.registry }))) });
+    await registerWorker(db.pool, { id, capacity, healthUrl: `${mounted.tls ? 'https' : 'http'}://${server.address}`, instance });
     await releaseWorkerSlots(db.pool, id);
     postgresOkAt = Date.now();
     boss = new PgBoss({ connectionString: db.url, schema: BOSS_SCHEMA, max: 4 + concurrency, application_name: `wbsync-boss:${id}`, schedule: false, supervise: true, migrate: true, archiveCompletedAfterSeconds: 3600, deleteAfterDays: 7 });
@@ -290,6 +296,7 @@ export async function runFleetWorker(opts: FleetWorkerOptions): Promise<{ jobs: 
       await releaseWorkerSlots(db.pool, id).catch(() => undefined);
     }
     await server?.close().catch(() => undefined);
+    closeConsole();
     const c = identity as pg.Client | null;
     identity = null;
     await c?.end().catch(() => undefined);
