@@ -9,6 +9,7 @@ import { writeFileSync } from 'node:fs';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { makeClient, runCliCaptured, tempDir } from '../helpers/harness.js';
 import { startPostgres, type RunningPostgres } from '../helpers/postgres.js';
+import { writeTokenFile } from '../helpers/ui-kit.js';
 import { spawnWorker, startService, waitFor, writeFleetFiles, writeKey, type FleetFiles, type TenantService, type WorkerProcess } from '../helpers/fleet-kit.js';
 
 const SCRIPT = `<script>window.__pwned = 1</script>`;
@@ -32,6 +33,7 @@ describe('the console on a fleet worker', () => {
   let files: FleetFiles;
   let svc: TenantService;
   let worker: WorkerProcess | undefined;
+  let guarded: WorkerProcess | undefined;
   const cli = (...argv: string[]) => runCliCaptured(['--config', files.config, ...argv]);
 
   beforeAll(async () => {
@@ -52,6 +54,7 @@ describe('the console on a fleet worker', () => {
   }, 120_000);
   afterAll(async () => {
     await worker?.stop();
+    await guarded?.stop();
     await svc?.emu.stop();
     await pgs?.destroy();
     tmp.cleanup();
@@ -107,4 +110,36 @@ describe('the console on a fleet worker', () => {
     // /healthz keeps serving
     expect((await fetch(`${url}/healthz`)).status).toBe(200);
   }, 120_000);
+
+  it('asks for the token (ui.tokenFile) on the Fleet page and under /ui/t/, one bearer serving both', async () => {
+    const token = 'c0nsole-t0ken-9f8e7d6c5b4a39281706f5e4d3c2b1a0';
+    const other = writeFleetFiles(join(tmp.dir, 'guarded'), pgs, { ui: { tokenFile: writeTokenFile(join(tmp.dir, 'guarded'), token) } });
+    for (const name of ['alpha', 'beta']) writeKey(other, name, svc.emu.apiKey);
+    // capacity 1: it takes the tenant w1 left without a home
+    guarded = spawnWorker(other, 'w2', join(tmp.dir, 'w2'), 1);
+    const mine = await waitFor('w2 running a tenant', 60_000, async () => {
+      if (guarded!.proc.exitCode !== null) throw new Error(guarded!.output());
+      const rows = await pgs.query<{ tenant: string }>(`select h.tenant from wbsync_fleet.homes h where h.worker = 'w2' and exists (select 1 from wbsync_fleet.runs r where r.tenant = h.tenant and r.ok and r.worker = 'w2')`);
+      return rows[0]?.tenant;
+    });
+    const theirs = mine === 'alpha' ? 'beta' : 'alpha';
+    const url = (await pgs.query<{ health_url: string }>(`select health_url from wbsync_fleet.workers where id = 'w2'`))[0]!.health_url;
+    const bearer = { authorization: `Bearer ${token}` };
+    const bare = await fetch(`${url}/ui/`);
+    expect(bare.status).toBe(401);
+    expect(await bare.text()).not.toMatch(/alpha|beta/);
+    const tenantBare = await fetch(`${url}/ui/t/${mine}/`);
+    expect(tenantBare.status).toBe(401);
+    expect(await tenantBare.text()).not.toContain(mine);
+    expect((await fetch(`${url}/ui/`, { headers: { authorization: 'Bearer wrong-token-wrong-token' } })).status).toBe(401);
+    const ok = await fetch(`${url}/ui/`, { headers: bearer });
+    expect(ok.status).toBe(200);
+    const text = await ok.text();
+    expect(text).toContain(`<a href="/ui/t/${mine}/">${mine}</a>`);
+    expect(text).toContain(`<td>${theirs}</td><td>w1</td>`); // listed with its home, not linked
+    expect(text).toContain('action="/ui/logout"');
+    expect((await fetch(`${url}/ui/t/${mine}/browse`, { headers: bearer })).status).toBe(200);
+    expect((await fetch(`${url}/ui/t/${theirs}/`, { headers: bearer })).status).toBe(404);
+    expect(guarded.output()).not.toContain(token);
+  }, 90_000);
 });
