@@ -44,6 +44,8 @@ export interface FleetConsoleOptions {
 export interface FleetConsole {
   base: string;
   handle(req: IncomingMessage, res: ServerResponse): void;
+  /** Closes the console of a tenant leaving this worker (its database may be copied or moved next). */
+  release(tenant: string): void;
   close(): void;
 }
 
@@ -189,6 +191,10 @@ export function mountFleetConsole(opts: FleetConsoleOptions): { ui: FleetConsole
     ui: {
       base: BASE,
       handle,
+      release(tenant) {
+        consoles.get(tenant)?.ui.close();
+        consoles.delete(tenant);
+      },
       close() {
         for (const c of consoles.values()) c.ui.close();
         consoles.clear();

@@ -86,6 +86,8 @@ export async function runFleetWorker(opts: FleetWorkerOptions): Promise<{ jobs: 
   let boss: PgBoss | null = null;
   let server: HealthServer | undefined;
   let closeConsole = (): void => undefined;
+  /** Closes the console's read-only handle on a tenant's database as the tenant leaves this worker. */
+  let releaseConsole = (_tenant: string): void => undefined;
   let jobs = 0;
   const stopWorker = new AbortController();
   const stopping = AbortSignal.any([signal, stopWorker.signal]);
@@ -102,6 +104,7 @@ export async function runFleetWorker(opts: FleetWorkerOptions): Promise<{ jobs: 
     stopTenant: async (t) => {
       const rt = tenants.get(t);
       tenants.delete(t);
+      releaseConsole(t);
       await rt?.stop();
     },
     idleTenants: () => [...tenants.values()].filter((t) => !t.running && t.config).map((t) => ({ tenant: t.name, epoch: t.epoch })),
@@ -182,6 +185,7 @@ export async function runFleetWorker(opts: FleetWorkerOptions): Promise<{ jobs: 
       const h = homes.find((x) => x.tenant === name);
       if (!h || h.epoch !== t.epoch || h.baseUrl !== t.baseUrl || JSON.stringify(h.config) !== t.configText) {
         tenants.delete(name);
+        releaseConsole(name);
         logger.info({ tenant: name, reason: !h ? 'no longer homed here' : 'its home or settings changed' }, 'tenant stopping on this worker');
         // in the background: a long pass must not hold the heartbeat (a worker that stops beating
         // looks gone); the tenant starts again here, if it should, once it has stopped
@@ -250,6 +254,7 @@ export async function runFleetWorker(opts: FleetWorkerOptions): Promise<{ jobs: 
     // the web console under /ui/ (src/fleet/fleet-console.ts), on the daemon's terms
     const mounted = mountFleetConsole({ workerId: id, config, logger, host, dataDir, local: () => [...tenants.values()], status: () => readFleetStatus(db.pool, fleet.workerTtlSeconds) });
     closeConsole = () => mounted.ui?.close();
+    releaseConsole = (t) => mounted.ui?.release(t);
     server = await startHealthServer({ host, port, health, tls: mounted.tls, ...(mounted.ui ? { ui: mounted.ui } : {}), metrics: () => metrics.render([...tenants.values()].map((t) => ({ name: t.name, registry: t.metrics.registry }))) });
     await registerWorker(db.pool, { id, capacity, healthUrl: `${mounted.tls ? 'https' : 'http'}://${server.address}`, instance });
     await releaseWorkerSlots(db.pool, id);

@@ -141,5 +141,10 @@ describe('the console on a fleet worker', () => {
     expect((await fetch(`${url}/ui/t/${mine}/browse`, { headers: bearer })).status).toBe(200);
     expect((await fetch(`${url}/ui/t/${theirs}/`, { headers: bearer })).status).toBe(404);
     expect(guarded.output()).not.toContain(token);
+
+    // a tenant that leaves this worker is no longer served here (its console closed with it)
+    expect((await cli('fleet', 'tenant', 'remove', mine)).code).toBe(0);
+    await waitFor(`${mine} gone from w2's console`, 30_000, async () => (await fetch(`${url}/ui/t/${mine}/`, { headers: bearer })).status === 404);
+    expect(await (await fetch(`${url}/ui/`, { headers: bearer })).text()).not.toContain(`/ui/t/${mine}/`);
   }, 90_000);
 });
