@@ -19,7 +19,7 @@
 import { memberName } from '../domain/member-name.js';
 import type { Column, Member } from '../domain/entities.js';
 import { collectRefs, planRollback, ROLLBACK_KINDS, summarisePlan, treeFromState, type FieldChange, type NotRestored, type PlanSummary } from '../restore/index.js';
-import { plainCellChanges, readModuleWindow, withContent, type PlainCellWrite } from '../store/read/index.js';
+import { plainCellChanges, readModuleWindow, recordNamesAt, withContent, type PlainCellWrite } from '../store/read/index.js';
 import type { StateReader, Store } from '../store/port.js';
 
 export interface RollbackPreview {
@@ -81,7 +81,7 @@ export function previewRollback(
   let to = from;
   while (to < writes.length && writes[to]!.entity === 'cell') to++;
   const selected = opts.columnId ? plain.filter((c) => c === opts.columnId) : plain;
-  const census = plainCellChanges(store.db, snapshot, latest, window.plainRecords, selected, opts.listed - from);
+  const census = plainCellChanges(store.db, moduleId, snapshot, latest, window.plain, selected, opts.listed - from);
   const added = census.counts.clearCell + census.counts.setCell + census.counts.createCell;
 
   const listed: FieldChange[] = writes.slice(0, Math.min(from, opts.listed));
@@ -90,7 +90,7 @@ export function previewRollback(
     const cells = new Map<string, Key>();
     for (const c of window.after.cells) cells.set(c.id, { inBase: false, recordId: c.recordId, id: c.id });
     for (const c of window.base.cells) cells.set(c.id, { inBase: true, recordId: c.recordId, id: c.id });
-    const label = labeller(base.columns, after);
+    const label = labeller(base.columns, after.columns, recordNamesAt(store.db, moduleId, latest, census.first.map((w) => w.recordId)));
     let i = from;
     let j = 0;
     while (listed.length < opts.listed && (i < to || j < census.first.length)) {
@@ -128,9 +128,8 @@ export function previewRollback(
 }
 
 /** "record · column" as planCells writes it: the live record's name, the live column's. */
-function labeller(baseColumns: readonly Column[], after: { columns: readonly Column[]; records: readonly { id: string; name: string }[] }): (w: PlainCellWrite) => string {
-  const columns = new Map([...baseColumns, ...after.columns].map((c) => [c.id, c.name]));
-  const records = new Map(after.records.map((r) => [r.id, r.name]));
+function labeller(baseColumns: readonly Column[], afterColumns: readonly Column[], records: ReadonlyMap<string, string>): (w: PlainCellWrite) => string {
+  const columns = new Map([...baseColumns, ...afterColumns].map((c) => [c.id, c.name]));
   return (w) => `${records.get(w.recordId) ?? w.recordId} · ${columns.get(w.columnId) ?? w.columnId}`;
 }
 

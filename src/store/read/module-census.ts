@@ -8,6 +8,9 @@
 import type Database from 'better-sqlite3';
 
 const OPEN = '9223372036854775807';
+/** SQL: a cell version at s closed by l, or one at l opened after s, each half on its index (valid_to, valid_from: a MULTI-INDEX OR),
+ * so that the filters after it are set up once. */
+export const BY_TIME = `((c.valid_to > @s AND c.valid_to <= @l AND c.valid_from <= @s) OR (c.valid_from > @s AND c.valid_from <= @l AND c.valid_from > 0 AND coalesce(c.valid_to, ${OPEN}) > @l))`;
 const IN_JSON = (p: string): string => `(SELECT value FROM json_each(@${p}))`;
 
 /** Records of the module at snapshot n (the cells' owners, as readModuleContent reads them). */
@@ -60,26 +63,27 @@ export interface PlainCellWrite {
  */
 export function plainCellChanges(
   db: Database.Database,
+  moduleId: string,
   s: number,
   l: number,
-  records: readonly string[],
+  records: { sql: string; notPlain: string },
   columns: readonly string[],
   limit: number,
 ): { counts: Record<PlainCellWrite['op'], number>; first: PlainCellWrite[] } {
   const counts = { clearCell: 0, setCell: 0, createCell: 0 };
-  if (!records.length || !columns.length) return { counts, first: [] };
+  if (!columns.length) return { counts, first: [] };
   // one row per changed cell: its version at s and its version at l (each at most one), paired by
   // grouping in the index's order (record, column)
   // The changed versions, found by the module's cells (each record's, through the covering index)
   // or — when the whole database changed less in the window than the module holds — by the
   // versions closed and opened in it (the valid_to and valid_from indexes): the same rows either way.
-  const byTime = fewChangesIn(db, s, l, records.length * columns.length);
-  const mine = `c.record_id IN ${IN_JSON('recs')} AND c.column_id IN ${IN_JSON('cols')}`;
+  const p = { m: moduleId, s, l, notPlain: records.notPlain, cols: JSON.stringify(columns) };
+  const byTime = fewChangesIn(db, s, l, (db.prepare(`SELECT count(*) FROM (${records.sql})`).pluck().get(p) as number) * columns.length);
+  const mine = `c.record_id IN (${records.sql}) AND c.column_id IN ${IN_JSON('cols')}`;
   // (unary + keeps SQLite from seeking by record there: the time indexes lead)
-  const filtered = `+c.record_id IN ${IN_JSON('recs')} AND +c.column_id IN ${IN_JSON('cols')}`;
+  const filtered = `+c.record_id IN (${records.sql}) AND +c.column_id IN ${IN_JSON('cols')}`;
   const changed = byTime
-    ? `SELECT c.record_id, c.column_id, c.id, c.value, c.valid_from FROM cell_versions c WHERE c.valid_to > @s AND c.valid_to <= @l AND c.valid_from <= @s AND ${filtered}
-       UNION ALL SELECT c.record_id, c.column_id, c.id, c.value, c.valid_from FROM cell_versions c WHERE c.valid_from > @s AND c.valid_from <= @l AND c.valid_from > 0 AND coalesce(c.valid_to, ${OPEN}) > @l AND ${filtered}`
+    ? `SELECT c.record_id, c.column_id, c.id, c.value, c.valid_from FROM cell_versions c WHERE ${BY_TIME} AND ${filtered}`
     : `SELECT c.record_id, c.column_id, c.id, c.value, c.valid_from FROM cell_versions c WHERE ${mine}
          AND ((c.valid_from <= @s AND c.valid_to > @s AND c.valid_to <= @l) OR (c.valid_from > @s AND c.valid_from <= @l AND coalesce(c.valid_to, ${OPEN}) > @l))`;
   const pairs = `WITH w AS (
@@ -91,7 +95,6 @@ export function plainCellChanges(
       HAVING base IS NOT live),
     o AS (SELECT coalesce(bid, aid) AS id, record_id, column_id, bid IS NOT NULL AS in_base, base, live,
                  CASE WHEN base IS NULL THEN 'clearCell' WHEN aid IS NOT NULL THEN 'setCell' ELSE 'createCell' END AS op FROM w)`;
-  const p = { s, l, recs: JSON.stringify(records), cols: JSON.stringify(columns) };
   // the first page, and the count per step over every row (one pass: the window sums see them all)
   const page = db
     .prepare(`${pairs} SELECT id, record_id, column_id, in_base, base, live, op, sum(op = 'clearCell') OVER (), sum(op = 'setCell') OVER (), sum(op = 'createCell') OVER ()
