@@ -13,23 +13,21 @@ const OPEN = '9223372036854775807';
 export const BY_TIME = `((c.valid_to > @s AND c.valid_to <= @l AND c.valid_from <= @s) OR (c.valid_from > @s AND c.valid_from <= @l AND c.valid_from > 0 AND coalesce(c.valid_to, ${OPEN}) > @l))`;
 const IN_JSON = (p: string): string => `(SELECT value FROM json_each(@${p}))`;
 
-/** Records of the module at snapshot n (the cells' owners, as readModuleContent reads them). */
-const recordsAt = `SELECT r.id FROM record_versions r WHERE r.module_id = @m AND r.valid_from <= @n AND coalesce(r.valid_to, ${OPEN}) > @n`;
-
 /**
- * Cells at snapshot n holding a value, in `columns`, of the module's records except `exceptRecords`:
- * what a restore of the module creates for the plain columns (each one createCell step).
+ * Cells at snapshot n holding a value, in `columns`, of `records` (records of the module at n): a
+ * restore preview subtracts those of the records whose cells it does not create from the module's
+ * count (module-window.ts readModuleContentCounting).
  */
-export function countValuedCellsAt(db: Database.Database, moduleId: string, n: number, columns: readonly string[], exceptRecords: readonly string[]): number {
-  if (!columns.length) return 0;
+export function countValuedCellsOf(db: Database.Database, n: number, columns: readonly string[], records: readonly string[]): number {
+  if (!columns.length || !records.length) return 0;
   return db
     .prepare(
       `SELECT count(*) FROM cell_versions c
-        WHERE c.record_id IN (${recordsAt}) AND c.valid_from <= @n AND coalesce(c.valid_to, ${OPEN}) > @n
-          AND c.value IS NOT NULL AND c.column_id IN ${IN_JSON('cols')} AND c.record_id NOT IN ${IN_JSON('except')}`,
+        WHERE c.record_id IN ${IN_JSON('recs')} AND c.valid_from <= @n AND coalesce(c.valid_to, ${OPEN}) > @n
+          AND c.value IS NOT NULL AND c.column_id IN ${IN_JSON('cols')}`,
     )
     .pluck()
-    .get({ m: moduleId, n, cols: JSON.stringify(columns), except: JSON.stringify(exceptRecords) }) as number;
+    .get({ n, cols: JSON.stringify(columns), recs: JSON.stringify(records) }) as number;
 }
 
 /** Whether the whole database closed and opened fewer cell versions between s and l than a quarter

@@ -19,10 +19,10 @@ export interface ModuleContent {
   amendments: Amendment[];
 }
 
-/** The select list with `raw` read as NULL (parsed to null): kinds whose raw the planners ignore;
- * for cells their times too (the planners never read them). */
-const leanList = (spec: EntitySpec): string =>
-  spec.fields.map((x) => (x.col === 'raw' || (spec.kind === 'cell' && (x.col === 'created_at' || x.col === 'updated_at')) ? `NULL AS ${quoteCol(x.col)}` : quoteCol(x.col))).join(', ');
+/** Columns read as NULL: `raw` (the planners ignore it), and a cell's times (they never read them). */
+const LEAN_NULL = { cell: new Set(['raw', 'created_at', 'updated_at']), other: new Set(['raw']) };
+/** The select list with those read as NULL (parsed to null). */
+const leanList = (spec: EntitySpec): string => spec.fields.map((x) => ((spec.kind === 'cell' ? LEAN_NULL.cell : LEAN_NULL.other).has(x.col) ? `NULL AS ${quoteCol(x.col)}` : quoteCol(x.col))).join(', ');
 /** Records: raw only where the planners may look in it — the creation time, when the row has none
  * (sibling-order.ts createdAtOf). */
 const recordList = (a: string): string =>
@@ -36,13 +36,42 @@ function rows(db: Database.Database, sql: string, params: Record<string, unknown
 
 const at = (r: Row, n: number): boolean => r.from <= n && (r.to === null || r.to > n);
 
+/**
+ * readModuleContent's cells as of snapshot n but those of `plainColumns`, and how many cells of
+ * `plainColumns` hold a value — one pass over the module's cells, not two (the restore preview
+ * counts those cells: store/read/module-census.ts, ui/recover-restore.ts).
+ */
+export function readModuleContentCounting(db: Database.Database, moduleId: string, n: number, plainColumns: readonly string[]): { content: ModuleContent; plainValued: number } {
+  const p = { m: moduleId, n, plain: JSON.stringify(plainColumns) };
+  const live = (a: string): string => `${a}.valid_from <= @n AND coalesce(${a}.valid_to, ${OPEN}) > @n`;
+  // the cell columns read (the others are NULL in leanList), in SPECS order
+  const read = SPECS.cell.fields.map((x) => x.col).filter((c) => !LEAN_NULL.cell.has(c));
+  const [valued, json] = db
+    .prepare(
+      `SELECT count(*) FILTER (WHERE c.plain AND c.value IS NOT NULL), json_group_array(json_array(${read.map((c) => `c.${quoteCol(c)}`).join(', ')})) FILTER (WHERE NOT c.plain)
+         FROM (SELECT c.*, coalesce(c.column_id IN (SELECT value FROM json_each(@plain)), 0) AS plain FROM cell_versions c
+                WHERE c.record_id IN (SELECT r.id FROM record_versions r WHERE r.module_id = @m AND ${live('r')}) AND ${live('c')}) c`,
+    )
+    .raw(true)
+    .get(p) as [number, string];
+  const at = (c: string): number => read.indexOf(c);
+  const cells = (JSON.parse(json) as unknown[][]).map((v) => SPECS.cell.fields.map((x) => (at(x.col) < 0 ? null : v[at(x.col)])));
+  // readModuleContent's order: record, then id
+  const rec = at('record_id');
+  const id = at('id');
+  cells.sort((a, b) => binaryCmp(a[rec] as string, b[rec] as string) || binaryCmp(a[id] as string, b[id] as string));
+  const content = readModuleContent(db, moduleId, n, plainColumns, false);
+  content.cells = cells.map((r) => fromRow<Cell>(SPECS.cell, r));
+  return { content, plainValued: valued };
+}
+
 /** The module's records, cells and notes as of snapshot n, cells and notes without `raw`; cells of
  * `skipColumns` left out (the restore preview counts those in SQL: store/read/module-census.ts). */
-export function readModuleContent(db: Database.Database, moduleId: string, n: number, skipColumns: readonly string[] = []): ModuleContent {
+export function readModuleContent(db: Database.Database, moduleId: string, n: number, skipColumns: readonly string[] = [], withCells = true): ModuleContent {
   const p = { m: moduleId, n, skip: JSON.stringify(skipColumns) };
   const live = (a: string): string => `${a}.valid_from <= @n AND coalesce(${a}.valid_to, ${OPEN}) > @n`;
   const recs = db.prepare(`SELECT ${recordList('r')} FROM record_versions r WHERE r.module_id = @m AND ${live('r')} ORDER BY r.parent_record_id IS NOT NULL, r.position IS NULL, r.position, r.id`).raw(true).all(p) as unknown[][];
-  const cells = db
+  const cells = !withCells ? [] : db
     .prepare(`SELECT ${leanList(SPECS.cell)} FROM cell_versions c WHERE c.record_id IN (SELECT r.id FROM record_versions r WHERE r.module_id = @m AND ${live('r')}) AND ${live('c')} AND coalesce(c.column_id NOT IN (SELECT value FROM json_each(@skip)), 1) ORDER BY c.record_id, c.id`)
     .raw(true)
     .all(p) as unknown[][];
