@@ -19,7 +19,7 @@
 import { memberName } from '../domain/member-name.js';
 import type { Column, Member } from '../domain/entities.js';
 import { collectRefs, planRollback, ROLLBACK_KINDS, summarisePlan, treeFromState, type FieldChange, type NotRestored, type PlanSummary } from '../restore/index.js';
-import { plainCellChanges, readModuleWindow, recordNamesAt, withContent, type PlainCellWrite } from '../store/read/index.js';
+import { readModuleWindow, recordNamesAt, withContent, type PlainCellWrite } from '../store/read/index.js';
 import type { StateReader, Store } from '../store/port.js';
 
 export interface RollbackPreview {
@@ -54,7 +54,8 @@ export function previewRollback(
   const baseColumns = snapState.columns(moduleId);
   const structure = new Set([...snapState.collections(moduleId).map((c) => c.id), ...baseColumns.map((c) => c.id)]);
   const plain = plainRollbackColumns(baseColumns, latestState.columns(moduleId), structure);
-  const window = readModuleWindow(store.db, moduleId, snapshot, latest, plain);
+  const selected = opts.columnId ? plain.filter((c) => c === opts.columnId) : plain;
+  const window = readModuleWindow(store.db, moduleId, snapshot, latest, plain, selected, opts.listed);
   // the ledger: an erased record or person's amendment is listed as not restorable, as the command will
   const base = treeFromState(withContent(snapState, moduleId, window.base), moduleId, store.db)!;
   const after = treeFromState(withContent(latestState, moduleId, window.after), moduleId)!;
@@ -80,8 +81,7 @@ export function previewRollback(
   if (from < 0) from = writes.length;
   let to = from;
   while (to < writes.length && writes[to]!.entity === 'cell') to++;
-  const selected = opts.columnId ? plain.filter((c) => c === opts.columnId) : plain;
-  const census = plainCellChanges(store.db, moduleId, snapshot, latest, window.plain, selected, opts.listed - from);
+  const census = { counts: window.census.counts, first: window.census.first.slice(0, Math.max(opts.listed - from, 0)) };
   const added = census.counts.clearCell + census.counts.setCell + census.counts.createCell;
 
   const listed: FieldChange[] = writes.slice(0, Math.min(from, opts.listed));

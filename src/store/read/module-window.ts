@@ -9,7 +9,7 @@ import type Database from 'better-sqlite3';
 import type { Amendment, BoardRecord, Cell, Collection, Column, ColumnScope, Module } from '../../domain/entities.js';
 import { SPECS, fromRow, quoteCol, type EntitySpec } from '../tables/entity-specs.js';
 import type { StateReader } from '../port.js';
-import { BY_TIME, fewChangesIn } from './module-census.js';
+import { BY_TIME, censusOf, censusSql, fewChangesIn, type PlainCensus } from './module-census.js';
 
 const OPEN = '9223372036854775807';
 
@@ -95,14 +95,6 @@ const changedVersion = (a: string): string => `((${a}.valid_from <= @s AND ${a}.
 const either = (a: string): string => `((${a}.valid_from <= @s AND coalesce(${a}.valid_to, ${OPEN}) > @s) OR (${a}.valid_from <= @l AND ${a}.valid_to IS NULL) OR (${a}.valid_from <= @l AND ${a}.valid_to > @l))`;
 const head = (a: string): string => `${a}.vid, ${a}.valid_from, ${a}.valid_to`;
 
-/** The records whose cells of plain columns the rollback preview counts: top-level at s and at l. */
-export interface PlainRecords {
-  /** SQL selecting them (parameters @m, @s, @l, @notPlain). */
-  sql: string;
-  /** Top-level records at s that are not at l, or not top-level there (JSON). */
-  notPlain: string;
-}
-
 /**
  * Both sides of a rollback (s < l), reduced to what the rollback planner can act on: with the latest
  * backup standing in for the service, a record, cell or note whose version both sides share plans
@@ -112,16 +104,18 @@ export interface PlainRecords {
  * version both hold is one object), in state.records()'s order. Notes whole; cells only where the
  * sides differ, every cell of a record gone by l (or under one) and of a column gone by l, and the
  * cells both hold whose value may name a record gone by l (or under one). Cells of `plainColumns`
- * in top-level records both sides hold (`plain`) are left out: the rollback preview counts those in
- * SQL (store/read/module-census.ts).
+ * in top-level records both sides hold are left out: those of the `selected` ones are counted in SQL
+ * (`census`, store/read/module-census.ts, with its first `listed`).
  */
 export function readModuleWindow(
   db: Database.Database,
   moduleId: string,
   s: number,
   l: number,
-  plainColumns: readonly string[] = [],
-): { base: ModuleContent; after: ModuleContent; plain: PlainRecords } {
+  plainColumns: readonly string[],
+  selected: readonly string[],
+  listed: number,
+): { base: ModuleContent; after: ModuleContent; census: PlainCensus } {
   const p: Record<string, unknown> = { m: moduleId, s, l };
   const full = `SELECT ${head('r')}, ${recordList('r')} FROM record_versions r`;
   // every version of a record whose version differs between the sides (none of its versions is shared)
@@ -139,8 +133,9 @@ export function readModuleWindow(
   };
   place(recRows);
   const notPlain = [...atS].filter(([id, r]) => r.rest[parentCol] === null && atL.get(id)?.rest[parentCol] !== null).map(([id]) => id);
-  const plain: PlainRecords = { sql: `SELECT id FROM (${topAtS}) WHERE id NOT IN (SELECT value FROM json_each(@notPlain))`, notPlain: JSON.stringify(notPlain) };
-  p.notPlain = plain.notPlain;
+  // the records whose plain cells are counted: top-level at s and at l
+  const plainSql = `SELECT id FROM (${topAtS}) WHERE id NOT IN (SELECT value FROM json_each(@notPlain))`;
+  p.notPlain = JSON.stringify(notPlain);
 
   // the records the planner rebuilds whole: gone by l, and (at s) under one, with every version
   const gone = [...atS.keys()].filter((id) => !atL.has(id));
@@ -154,7 +149,8 @@ export function readModuleWindow(
     next = [...new Set(subs.map(idOf))].filter((id) => !under.has(id) && parents.has(atS.get(id)?.rest[parentCol] as string));
     for (const id of next) under.add(id);
   }
-  const cellRows = [...changedCells(db, p, plainColumns, plain.sql), ...wholeCells(db, p, [...under])];
+  const changed = changedCells(db, p, plainColumns, plainSql, selected, listed);
+  const cellRows = [...changed.rows, ...wholeCells(db, p, [...under])];
   const seen = new Set<number>();
   const allCells = cellRows.filter((r) => !seen.has(r.vid) && (seen.add(r.vid), true));
   // the order state.cells() reads them in: record, then id
@@ -210,7 +206,7 @@ export function readModuleWindow(
   return {
     base: { records: side<BoardRecord>(recRows, SPECS.record, s, recCache), cells: cellsAt(s, atS), amendments: notesAt(s, 0) },
     after: { records: side<BoardRecord>(recRows, SPECS.record, l, recCache), cells: cellsAt(l, atL), amendments: notesAt(l, 1) },
-    plain,
+    census: changed.census,
   };
 }
 function side<T>(list: Row[], spec: EntitySpec, n: number, cache: Map<number, T>): T[] {
@@ -227,17 +223,30 @@ function side<T>(list: Row[], spec: EntitySpec, n: number, cache: Map<number, T>
 /** SQL: the ids of a module's collections or columns at snapshot @n. */
 const structureAt = (kind: 'collection' | 'column', n: string): string => `SELECT v.id FROM ${kind}_versions v WHERE v.module_id = @m AND v.valid_from <= @${n} AND coalesce(v.valid_to, ${OPEN}) > @${n}`;
 
-/** Cell versions at s closed by l and at l opened after s (an edit is one of each), of the module's
- * records, but those of `plainColumns` in the records `plainSql` selects (counted in SQL). */
-function changedCells(db: Database.Database, p: Record<string, unknown>, plainColumns: readonly string[], plainSql: string): Row[] {
-  const plain = plainColumns.length ? ` AND NOT (c.column_id IN (SELECT value FROM json_each(@pc)) AND c.record_id IN (${plainSql}))` : '';
+/**
+ * Cell versions at s closed by l and at l opened after s (an edit is one of each) of the module's
+ * records, but those of `plainColumns` in the records `plainSql` selects — and those counted, for
+ * the `selected` columns (censusSql, module-census.ts: its first `limit`). One pass over the changed
+ * cells feeds both (a materialized CTE).
+ */
+function changedCells(db: Database.Database, p: Record<string, unknown>, plainColumns: readonly string[], plainSql: string, selected: readonly string[], limit: number): { rows: Row[]; census: PlainCensus } {
   const records = db.prepare(`SELECT count(*) FROM (${everSql})`).pluck().get(p) as number;
-  // a short window's changed cells are found by the versions closed and opened in it (the same
-  // rows; unary + keeps SQLite from seeking by record there), a long one's by the module's records
-  const sql = fewChangesIn(db, p.s as number, p.l as number, records * 8)
-    ? `SELECT ${head('c')}, ${leanList(SPECS.cell)} FROM cell_versions c WHERE ${BY_TIME} AND +c.record_id IN (${everSql})${plain}`
-    : `SELECT ${head('c')}, ${leanList(SPECS.cell)} FROM cell_versions c WHERE c.record_id IN (${everSql}) AND ${changedVersion('c')}${plain}`;
-  return rows(db, sql, plainColumns.length ? { ...p, pc: JSON.stringify(plainColumns) } : p);
+  // a short window's changed cells are found by the versions closed and opened in it (unary + keeps
+  // SQLite from seeking by record there), a long one's by the module's records: the same rows
+  const where = fewChangesIn(db, p.s as number, p.l as number, records * 8) ? `${BY_TIME} AND +c.record_id IN (${everSql})` : `c.record_id IN (${everSql}) AND ${changedVersion('c')}`;
+  const plain = plainColumns.length ? `(coalesce(c.column_id IN (SELECT value FROM json_each(@pc)), 0) AND c.record_id IN (${plainSql}))` : '0';
+  const cols = SPECS.cell.fields.map((x) => (LEAN_NULL.cell.has(x.col) ? 'NULL' : `c.${quoteCol(x.col)}`)).join(', ');
+  const list = db
+    .prepare(
+      `WITH ch AS MATERIALIZED (SELECT ${head('c')}, c.id, c.record_id, c.column_id, c.value, ${plain} AS plain FROM cell_versions c WHERE ${where}),
+       page AS (${censusSql('ch')})
+       SELECT 1, * FROM page UNION ALL SELECT 0, c.vid, c.valid_from, c.valid_to, ${cols} FROM ch c WHERE NOT c.plain`,
+    )
+    .raw(true)
+    .all({ ...p, pc: JSON.stringify(plainColumns), sel: JSON.stringify(selected), limit: Math.max(limit, 1) }) as unknown[][];
+  const page = list.filter((r) => r[0] === 1).map((r) => r.slice(1));
+  const rows = list.filter((r) => r[0] === 0).map(([, vid, from, to, ...rest]) => ({ vid: vid as number, from: from as number, to: to as number | null, rest }));
+  return { rows, census: censusOf(page, limit) };
 }
 
 /** Cells of either side of `under` (records gone by l and under them) and of the module's columns
