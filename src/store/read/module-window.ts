@@ -1,9 +1,11 @@
 // What the console's recover preview reads of one module's content (records, cells, amendments), fast
 // enough for a module of 10,000 records: at one snapshot without the cells' and amendments' `raw` (the
-// planners never read it), or — for a rollback's two sides, snapshot s and the latest l — every
-// version both hold read once and shared, and cells only where the two sides differ, plus those the
-// planner rebuilds whole (of records and columns gone by l). Fed to the very same planners through
-// `withContent`, a StateReader that answers records/cells/amendments of that module from here.
+// planners never read it), or — for a rollback's two sides, snapshot s and the latest l — only what
+// the rollback planner can act on: the records, cells and notes whose version differs between the
+// sides, what it rebuilds whole (records and columns gone by l, records under gone ones), and the
+// records those name (their parents), every version both sides hold read once and shared. Fed to the
+// very same planners through `withContent`, a StateReader that answers records/cells/amendments of
+// that module from here.
 
 import type Database from 'better-sqlite3';
 import type { Amendment, BoardRecord, Cell, Collection, Column, ColumnScope, Module } from '../../domain/entities.js';
@@ -166,12 +168,7 @@ export function readModuleWindow(
   );
 
   // the other records the planner looks at: of gone collections, of the cells and changed notes read
-  const wanted = new Set<string>();
-  const goneCollections = db.prepare(`${structureAt('collection', 's')} EXCEPT ${structureAt('collection', 'l')}`).pluck().all(p) as string[];
-  if (goneCollections.length) {
-    const ids = db.prepare(`SELECT r.id FROM record_versions r WHERE r.collection_id IN (SELECT value FROM json_each(@gc)) AND r.module_id = @m AND r.valid_from <= @s AND coalesce(r.valid_to, ${OPEN}) > @s`).pluck().all({ ...p, gc: JSON.stringify(goneCollections) }) as string[];
-    for (const id of ids) wanted.add(id);
-  }
+  const wanted = new Set<string>(inGoneCollections(db, p));
   for (const c of allCells) wanted.add(c.rest[cellRecordCol] as string);
   const noteRecordCol = SPECS.amendment.fields.findIndex((x) => x.col === 'record_id') + 2;
   for (const a of noteRows) if (at(a, s) !== at(a, l)) wanted.add(a.rest[noteRecordCol] as string);
@@ -218,6 +215,13 @@ function side<T>(list: Row[], spec: EntitySpec, n: number, cache: Map<number, T>
     out.push(e);
   }
   return out;
+}
+
+/** The module's records at s in a collection l no longer holds (the planner moves them back into its copy). */
+function inGoneCollections(db: Database.Database, p: Record<string, unknown>): string[] {
+  const gone = db.prepare(`${structureAt('collection', 's')} EXCEPT ${structureAt('collection', 'l')}`).pluck().all(p) as string[];
+  if (!gone.length) return [];
+  return db.prepare(`SELECT r.id FROM record_versions r WHERE r.collection_id IN (SELECT value FROM json_each(@gc)) AND r.module_id = @m AND r.valid_from <= @s AND coalesce(r.valid_to, ${OPEN}) > @s`).pluck().all({ ...p, gc: JSON.stringify(gone) }) as string[];
 }
 
 /** SQL: the ids of a module's collections or columns at snapshot @n. */
