@@ -19,7 +19,7 @@
 import { memberName } from '../domain/member-name.js';
 import type { Column, Member } from '../domain/entities.js';
 import { collectRefs, planRollback, ROLLBACK_KINDS, summarisePlan, treeFromState, type FieldChange, type NotRestored, type PlanSummary } from '../restore/index.js';
-import { readModuleWindow, recordNamesAt, withContent, type PlainCellWrite } from '../store/read/index.js';
+import { binaryCmp, readModuleWindow, recordNamesAt, withContent, type PlainCellWrite } from '../store/read/index.js';
 import type { StateReader, Store } from '../store/port.js';
 
 export interface RollbackPreview {
@@ -44,7 +44,8 @@ export function plainRollbackColumns(base: readonly Column[], after: readonly Co
 }
 
 type Key = { inBase: boolean; recordId: string; id: string };
-const before = (a: Key, b: Key): boolean => (a.inBase !== b.inBase ? a.inBase : a.recordId !== b.recordId ? a.recordId < b.recordId : a.id < b.id);
+// (in SQLite's BINARY order, as the planner's cells and the census's are read)
+const before = (a: Key, b: Key): boolean => (a.inBase !== b.inBase ? a.inBase : (binaryCmp(a.recordId, b.recordId) || binaryCmp(a.id, b.id)) < 0);
 
 export function previewRollback(
   store: Store,
