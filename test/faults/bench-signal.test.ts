@@ -95,7 +95,7 @@ describe('the bench on a signal', () => {
       import { spawn } from 'node:child_process';
       import { mkdirSync } from 'node:fs';
       const { signalCleanup } = await import(${JSON.stringify(pathToFileURL(join(DIST, 'signal-cleanup.js')).href)});
-      const c = signalCleanup({ graceMs: 2000 });
+      const c = signalCleanup({ graceMs: 500 });
       const folder = ${JSON.stringify(join(tmp, 'section'))};
       mkdirSync(folder);
       c.dir(folder);
@@ -106,7 +106,7 @@ describe('the bench on a signal', () => {
       c.process(plain.pid);
       // a start still in flight when the signal comes: waited for, then undone
       let late;
-      const start = new Promise((r) => setTimeout(() => { late = spawn('sleep', ['303'], { stdio: 'ignore' }); r(late); }, 1500));
+      const start = new Promise((r) => setTimeout(() => { late = spawn('sleep', ['303'], { stdio: 'ignore' }); r(late); }, 700));
       void c.starting('late', start, (p) => { p.kill('SIGKILL'); });
       setTimeout(() => process.stdout.write(JSON.stringify({ group: group.pid, plain: plain.pid }) + '\\n'), 300);
       setInterval(() => { if (late) process.stdout.write(JSON.stringify({ late: late.pid }) + '\\n'); }, 200);
