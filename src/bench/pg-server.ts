@@ -152,8 +152,62 @@ export interface RunningPostgres {
 const USER = 'wbsync';
 const DATABASE = 'wbsync';
 
+/** A cluster in its temp folder: where its data, log and URL file are, and how its server runs. */
+interface Cluster {
+  bin: string;
+  dir: string;
+  dataDir: string;
+  logFile: string;
+  /** The server's options (pg_ctl -o). */
+  options: string;
+  port: number;
+  url: string;
+  adminUrl: string;
+  urlFile: string;
+  /** This server's password, and the template's (replaced by it once the server runs). */
+  password: string;
+  templatePassword: string;
+}
+
 /** A fresh cluster in a temp folder, started on 127.0.0.1 on a free port. */
 export async function startPostgres(opts: { maxConnections?: number } = {}): Promise<RunningPostgres> {
+  const c = await initCluster(opts.maxConnections ?? 200);
+  await startServer(c);
+  try {
+    await setPassword(c);
+  } catch (e) {
+    await stopServer(c);
+    rmSync(c.dir, { recursive: true, force: true });
+    throw e;
+  }
+  const connect = (): Promise<pg.Client> => connectTo(c.url);
+  return {
+    url: c.url,
+    urlFile: c.urlFile,
+    port: c.port,
+    pid: () => serverPid(c),
+    connect,
+    async query(sql, params) {
+      const client = await connect();
+      try {
+        return (await client.query(sql, params)).rows;
+      } finally {
+        await client.end();
+      }
+    },
+    stop: (mode) => stopServer(c, mode),
+    start: () => startServer(c),
+    log: () => serverLog(c),
+    async destroy() {
+      // its data goes with the folder: no shutdown checkpoint needed
+      await stopServer(c, 'immediate');
+      rmSync(c.dir, { recursive: true, force: true });
+    },
+  };
+}
+
+/** The template cluster copied into a new temp folder (its own random password, set once it runs), a free port chosen, the URL file written. */
+async function initCluster(maxConnections: number): Promise<Cluster> {
   const bin = postgresBinDir();
   const dir = mkdtempSync(join(tmpdir(), 'wbsync-pg-'));
   const dataDir = join(dir, 'data');
@@ -171,86 +225,66 @@ export async function startPostgres(opts: { maxConnections?: number } = {}): Pro
   }
   const port = await freePort();
   // fsync off: the tests crash the server process, never the machine, so the OS keeps what was written.
-  const options = [`-p ${port}`, `-k ${dir}`, "-c listen_addresses=127.0.0.1", `-c max_connections=${opts.maxConnections ?? 200}`, '-c fsync=off', '-c full_page_writes=off'].join(' ');
+  const options = [`-p ${port}`, `-k ${dir}`, "-c listen_addresses=127.0.0.1", `-c max_connections=${maxConnections}`, '-c fsync=off', '-c full_page_writes=off'].join(' ');
   const url = `postgres://${USER}:${encodeURIComponent(password)}@127.0.0.1:${port}/${DATABASE}`;
   const adminUrl = `postgres://${USER}:${encodeURIComponent(password)}@127.0.0.1:${port}/postgres`;
   const urlFile = join(dir, 'postgres-url');
   writeFileSync(urlFile, `${url}\n`, { mode: 0o600 });
+  return { bin, dir, dataDir, logFile, options, port, url, adminUrl, urlFile, templatePassword: template.password, password };
+}
 
-  const log = (): string => (existsSync(logFile) ? readFileSync(logFile, 'utf8') : '');
-  const pid = (): number | null => {
-    const f = join(dataDir, 'postmaster.pid');
-    if (!existsSync(f)) return null;
-    const n = Number(readFileSync(f, 'utf8').split('\n')[0]);
-    if (!Number.isInteger(n) || n <= 0) return null;
-    try {
-      process.kill(n, 0);
-      return n;
-    } catch {
-      return null;
-    }
-  };
-  const start = async (): Promise<void> => {
-    // a server just stopped may still await its reaping (a zombie): its lock file must not stop pg_ctl
-    for (let i = 0; i < 200 && pid() !== null; i++) await new Promise((r) => setTimeout(r, 25));
-    const r = runAsServerUser(join(bin, 'pg_ctl'), ['-D', dataDir, '-l', logFile, '-o', options, '-w', '-t', '60', 'start']);
-    if (r.status !== 0) throw new Error(`pg_ctl start failed (${r.status}):\n${r.output.slice(-2000)}\n${log().slice(-3000)}`);
-  };
-  const stop = async (mode: 'fast' | 'immediate' = 'fast'): Promise<void> => {
-    const p = pid();
-    if (p === null) return;
-    process.kill(p, mode === 'fast' ? 'SIGINT' : 'SIGQUIT');
-    const until = Date.now() + 30_000;
-    for (;;) {
-      if (!running(p)) return;
-      if (Date.now() > until) {
-        process.kill(p, 'SIGKILL');
-        return;
-      }
-      await new Promise((r) => setTimeout(r, 50));
-    }
-  };
-  const connect = async (): Promise<pg.Client> => {
-    const c = new pg.Client({ connectionString: url });
-    c.on('error', () => undefined);
-    await c.connect();
-    return c;
-  };
+function serverLog(c: Cluster): string {
+  return existsSync(c.logFile) ? readFileSync(c.logFile, 'utf8') : '';
+}
 
-  await start();
+/** The postmaster's pid while it runs, from its pid file. */
+function serverPid(c: Cluster): number | null {
+  const f = join(c.dataDir, 'postmaster.pid');
+  if (!existsSync(f)) return null;
+  const n = Number(readFileSync(f, 'utf8').split('\n')[0]);
+  if (!Number.isInteger(n) || n <= 0) return null;
   try {
-    // the copy's own password, in place of the template's
-    const admin = new pg.Client({ connectionString: adminUrl.replace(encodeURIComponent(password), encodeURIComponent(template.password)) });
-    await admin.connect();
-    await admin.query(`alter role ${USER} password '${password}'`);
-    await admin.end();
-  } catch (e) {
-    await stop();
-    rmSync(dir, { recursive: true, force: true });
-    throw e;
+    process.kill(n, 0);
+    return n;
+  } catch {
+    return null;
   }
+}
 
-  return {
-    url,
-    urlFile,
-    port,
-    pid,
-    connect,
-    async query(sql, params) {
-      const c = await connect();
-      try {
-        return (await c.query(sql, params)).rows;
-      } finally {
-        await c.end();
-      }
-    },
-    stop,
-    start,
-    log,
-    async destroy() {
-      // its data goes with the folder: no shutdown checkpoint needed
-      await stop('immediate');
-      rmSync(dir, { recursive: true, force: true });
-    },
-  };
+async function startServer(c: Cluster): Promise<void> {
+  // a server just stopped may still await its reaping (a zombie): its lock file must not stop pg_ctl
+  for (let i = 0; i < 200 && serverPid(c) !== null; i++) await new Promise((r) => setTimeout(r, 25));
+  const r = runAsServerUser(join(c.bin, 'pg_ctl'), ['-D', c.dataDir, '-l', c.logFile, '-o', c.options, '-w', '-t', '60', 'start']);
+  if (r.status !== 0) throw new Error(`pg_ctl start failed (${r.status}):\n${r.output.slice(-2000)}\n${serverLog(c).slice(-3000)}`);
+}
+
+/** Stops the server by pid ('fast': SIGINT; 'immediate': SIGQUIT), SIGKILL after 30 s. */
+async function stopServer(c: Cluster, mode: 'fast' | 'immediate' = 'fast'): Promise<void> {
+  const p = serverPid(c);
+  if (p === null) return;
+  process.kill(p, mode === 'fast' ? 'SIGINT' : 'SIGQUIT');
+  const until = Date.now() + 30_000;
+  for (;;) {
+    if (!running(p)) return;
+    if (Date.now() > until) {
+      process.kill(p, 'SIGKILL');
+      return;
+    }
+    await new Promise((r) => setTimeout(r, 50));
+  }
+}
+
+async function connectTo(url: string): Promise<pg.Client> {
+  const c = new pg.Client({ connectionString: url });
+  c.on('error', () => undefined);
+  await c.connect();
+  return c;
+}
+
+/** The copy's own password, in place of the template's (the database is in the template). */
+async function setPassword(c: Cluster): Promise<void> {
+  const admin = new pg.Client({ connectionString: c.adminUrl.replace(encodeURIComponent(c.password), encodeURIComponent(c.templatePassword)) });
+  await admin.connect();
+  await admin.query(`alter role ${USER} password '${c.password}'`);
+  await admin.end();
 }
