@@ -1,0 +1,36 @@
+// A workspace plan made in batches (plan-workspace-batches.ts) applied through one journal: the
+// head, then each batch (planned the moment it runs, dropped once applied), then the tail. After
+// each batch its modules are complete on the target; `afterBatch` may read them back (a drill).
+
+import type { ApplyEnv, ApplyResult } from './apply.js';
+import { applyPlan } from './apply.js';
+import type { BatchedWorkspacePlan } from './plan-workspace-batches.js';
+import type { Phase } from './plan-steps.js';
+
+export interface BatchDone {
+  /** The snapshot's ids of the batch's modules. */
+  sourceModuleIds: string[];
+  /** Their ids on the target (those the run created). */
+  moduleIds: string[];
+}
+
+export async function applyInBatches(plan: BatchedWorkspacePlan, env: ApplyEnv, afterBatch?: (batch: BatchDone) => Promise<void>): Promise<ApplyResult> {
+  let offset = 0;
+  const run = async (phases: Phase[]): Promise<ApplyResult> => {
+    const at = offset;
+    const progress = env.onProgress;
+    const res = await applyPlan({ ...plan.head, phases }, { ...env, ...(progress ? { onProgress: (done: number) => progress(at + done, plan.steps) } : {}) });
+    offset += phases.reduce((n, p) => n + p.steps.length, 0);
+    return res;
+  };
+  let res = await run(plan.head.phases);
+  for (const batch of plan.batches) {
+    res = await run(plan.phasesOf(batch));
+    if (afterBatch) {
+      const moduleIds = batch.moduleIds.map((id) => env.journal.newId(id)).filter((id): id is string => id !== undefined);
+      await afterBatch({ sourceModuleIds: batch.moduleIds, moduleIds });
+    }
+  }
+  if (plan.tail.length) res = await run(plan.tail);
+  return res;
+}
