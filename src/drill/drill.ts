@@ -17,6 +17,7 @@ import { treeFromState } from '../restore/tree.js';
 import { openStore } from '../store/index.js';
 import type { StateReader, Store } from '../store/port.js';
 import { runPass } from '../sync/pass.js';
+import { BatchedReadBack } from './read-back.js';
 import { compareWorkspace, NOT_RESTORABLE_FIELDS, type DrillSide, type WorkspaceComparison } from './compare.js';
 import { startScratchEmulator, stagingService, type HttpSettings, type ScratchService } from './scratch-service.js';
 
@@ -37,6 +38,8 @@ export interface DrillOptions {
   signal?: AbortSignal;
   /** Tests: the scratch service once it runs (its request log, its fault injection). */
   onScratch?: (s: ScratchService) => void;
+  /** Records per batch of modules restored and read back together (default: the restore's). */
+  batchRecords?: number;
 }
 
 export interface WorkspaceDrill extends WorkspaceComparison {
@@ -114,6 +117,11 @@ export async function runDrill(opts: DrillOptions): Promise<DrillReport> {
     const sources = ids.map((id) => sideOf(state, id, copy)!);
     service = opts.target ? stagingService(opts.target, opts.http, opts.logger) : await startScratchEmulator(sources.flatMap((s) => s.members), opts.dialect, opts.http, opts.logger);
     opts.onScratch?.(service);
+    // the bundled emulator is read back a batch of modules at a time and forgets what was read,
+    // so neither it nor this process holds a workspace whole; a staging service keeps its data
+    const emulator = service.emulator;
+    if (emulator) scratch = openStore(path.join(dir, 'read-back.db'));
+    const batched = emulator && scratch ? new BatchedReadBack({ client: service.client, store: scratch, logger: opts.logger, ...(opts.signal ? { signal: opts.signal } : {}) }, emulator) : null;
     const stamp = new Date(started).toISOString().slice(0, 19).replace(/[-:T]/g, '');
 
     const restores = new Map<string, { result?: RestoreWorkspaceResult; error?: string; requests: number }>();
@@ -131,6 +139,8 @@ export async function runDrill(opts: DrillOptions): Promise<DrillReport> {
             ...(opts.target ? { newName: `${side.workspace.name} (wbsync drill ${stamp})` } : {}),
             settleMs: opts.target ? 250 : 5,
             ...(opts.signal ? { signal: opts.signal } : {}),
+            ...(batched ? { afterBatch: (b) => batched.afterBatch(b) } : {}),
+            ...(opts.batchRecords ? { batchRecords: opts.batchRecords } : {}),
           },
         );
         restores.set(side.workspace.id, { result, requests: service.client.stats().requests - before });
@@ -145,7 +155,10 @@ export async function runDrill(opts: DrillOptions): Promise<DrillReport> {
     const restoredIds = [...restores.values()].map((r) => r.result?.workspaceId).filter((id): id is string => !!id);
     let readBack: StateReader | null = null;
     let readError: string | undefined;
-    if (restoredIds.length) {
+    if (restoredIds.length && batched) {
+      readBack = await batched.final(restoredIds);
+      readError = batched.error();
+    } else if (restoredIds.length) {
       scratch = openStore(path.join(dir, 'read-back.db'));
       try {
         const pass = await runPass({ client: service.client, store: scratch, logger: opts.logger }, { full: true, workspaceIds: restoredIds, ...(opts.signal ? { signal: opts.signal } : {}) });
@@ -165,7 +178,7 @@ export async function runDrill(opts: DrillOptions): Promise<DrillReport> {
     const workspaces: WorkspaceDrill[] = sources.map((source) => {
       const r = restores.get(source.workspace.id)!;
       const restoredId = r.result?.workspaceId ?? null;
-      const restored = restoredId && readBack ? sideOf(readBack, restoredId) : null;
+      const restored = restoredId && readBack ? (batched ? batched.side(readBack, restoredId) : sideOf(readBack, restoredId)) : null;
       const comparison = compareWorkspace({
         source,
         restored,
@@ -187,7 +200,8 @@ export async function runDrill(opts: DrillOptions): Promise<DrillReport> {
       startedAt: new Date(started).toISOString(),
       durationMs: Date.now() - started,
       workspaces,
-      phases: { copyMs: copied - started, restoreMs: restored - copied, readBackMs: readBackDone - restored, compareMs: Date.now() - readBackDone },
+      // the batches' read-backs ran between the restore's batches: counted as reading back
+      phases: { copyMs: copied - started, restoreMs: restored - copied - (batched?.ms ?? 0), readBackMs: readBackDone - restored + (batched?.ms ?? 0), compareMs: Date.now() - readBackDone },
       notRestorableFields: NOT_RESTORABLE_FIELDS,
     };
   } finally {

@@ -7,6 +7,7 @@ import { drainEvents } from './automation-engine.js';
 import { buildWorld, DEFAULT_START } from './build-world.js';
 import { EmulatorClockImpl } from './emulator-clock.js';
 import { Faults } from './faults.js';
+import { forgetModuleContent } from './forget.js';
 import { RequestLogImpl } from './request-log.js';
 import { Router } from './router.js';
 import { allRoutes } from './routes/index.js';
@@ -20,7 +21,7 @@ export async function startEmulator(opts: EmulatorOptions = {}): Promise<Running
   const clock = new EmulatorClockImpl(opts.clockMode ?? 'manual', start);
   let built = buildWorld(opts, clock, start);
   const faults = new Faults(opts.randomSeed ?? 1, opts.latencyMs ?? 0, opts.failRate ?? 0);
-  const log = new RequestLogImpl();
+  const log = new RequestLogImpl(opts.keepRequestLog ?? true);
   const router = new Router(allRoutes);
 
   const sleepers = new Set<() => void>();
@@ -153,6 +154,9 @@ export async function startEmulator(opts: EmulatorOptions = {}): Promise<Running
         grants: all(s.grants),
         notifications: all(s.notifications),
       };
+    },
+    forgetModuleContent(moduleIds: readonly string[]): void {
+      forgetModuleContent(built.world.state, moduleIds);
     },
     async idle(): Promise<void> {
       // Runs can schedule further runs; wait until the queue stops moving.

@@ -8,6 +8,8 @@ import type { BatchedWorkspacePlan } from './plan-workspace-batches.js';
 import type { Phase } from './plan-steps.js';
 
 export interface BatchDone {
+  /** The workspace restored into, on the target. */
+  workspaceId: string;
   /** The snapshot's ids of the batch's modules. */
   sourceModuleIds: string[];
   /** Their ids on the target (those the run created). */
@@ -28,7 +30,8 @@ export async function applyInBatches(plan: BatchedWorkspacePlan, env: ApplyEnv, 
     res = await run(plan.phasesOf(batch));
     if (afterBatch) {
       const moduleIds = batch.moduleIds.map((id) => env.journal.newId(id)).filter((id): id is string => id !== undefined);
-      await afterBatch({ sourceModuleIds: batch.moduleIds, moduleIds });
+      const target = plan.head.targetWorkspaceId;
+      await afterBatch({ workspaceId: env.journal.newId(target) ?? target, sourceModuleIds: batch.moduleIds, moduleIds });
     }
   }
   if (plan.tail.length) res = await run(plan.tail);

@@ -28,6 +28,8 @@ export interface RestoreWorkspaceOptions extends RunControls {
   dryRun?: boolean;
   /** Called once a batch of modules is complete on the target (a drill reads them back then). */
   afterBatch?: (batch: BatchDone) => Promise<void>;
+  /** Records per batch of modules (default BATCH_RECORDS). */
+  batchRecords?: number;
 }
 
 export interface RestoreWorkspaceResult extends RunOutcome {
@@ -83,6 +85,7 @@ export async function restoreWorkspace(deps: RestoreDeps, opts: RestoreWorkspace
     members: state.members(ws.id),
     moduleIds: state.modules(ws.id).map((m) => m.id),
     loadTree: (id) => treeFromState(state, id, store.db),
+    ...(opts.batchRecords ? { batchRecords: opts.batchRecords } : {}),
     workspaceAutomations: state.workspaceAutomations(ws.id),
     target: opts.intoWorkspace ? { into: opts.intoWorkspace } : { create: name },
     userMap,
