@@ -25,8 +25,9 @@ export interface CompareInput {
   source: DrillSide;
   /** null when the restore made no workspace at all. */
   restored: DrillSide | null;
-  /** Old id → new id, from the restore journal. */
-  idMap: ReadonlyMap<string, string>;
+  /** Old id → new id, from the restore journal: whole, or looked up for the ids a module names
+   * (a large workspace's map is not held whole). */
+  idMap: ReadonlyMap<string, string> | IdSource;
   /** Old user id → user id on the scratch service. */
   userMap: ReadonlyMap<string, string>;
   /** What the restore's plan said it cannot bring back (limits of the service, with reasons). */
@@ -37,6 +38,30 @@ export interface CompareInput {
   attribution: string;
   /** The restored workspace was created under another name (a staging service): names not compared. */
   renamed?: boolean;
+}
+
+/** The restore journal's id map, asked for the ids one part of the workspace names. */
+export interface IdSource {
+  lookup(oldIds: ReadonlySet<string>): Map<string, string>;
+}
+
+/** Every string a value holds, JSON text inside strings included (relation cells hold id lists). */
+export function stringsOf(v: unknown, out: Set<string> = new Set()): Set<string> {
+  if (typeof v === 'string') {
+    out.add(v);
+    if (v.startsWith('[') || v.startsWith('{')) {
+      try {
+        stringsOf(JSON.parse(v) as unknown, out);
+      } catch {
+        // not JSON: the string itself is all
+      }
+    }
+  } else if (Array.isArray(v)) {
+    for (const x of v) stringsOf(x, out);
+  } else if (v && typeof v === 'object' && !(v instanceof Map)) {
+    for (const x of Object.values(v)) stringsOf(x, out);
+  }
+  return out;
 }
 
 export interface DrillItem {
@@ -106,7 +131,15 @@ export function compareWorkspace(input: CompareInput): WorkspaceComparison {
   const refused = new Map<string, NotRestored>();
   for (const n of input.refused) if (!refused.has(n.id) || (refused.get(n.id)!.status === undefined && n.status !== undefined)) refused.set(n.id, n);
   const mapUser = (id: string): string => input.userMap.get(id) ?? id;
-  const idMap = new Map([...input.idMap, ...input.userMap]);
+  // the id map for what a part names (every string in it): users mapped too
+  const idsFor = (v: unknown): Map<string, string> => {
+    const names = stringsOf(v);
+    const src = input.idMap;
+    const map = 'lookup' in src ? (src as IdSource).lookup(names) : new Map([...names].flatMap((id) => ((src as ReadonlyMap<string, string>).has(id) ? [[id, (src as ReadonlyMap<string, string>).get(id)!] as const] : [])));
+    for (const [k, n] of input.userMap) map.set(k, n);
+    return map;
+  };
+  const idMap = idsFor([source.workspace.id, source.workspaceAutomations, source.modules.map((m) => m.id)]);
 
   const members = source.members.filter((m) => m.status !== 'removed');
   const count = (e: DrillEntity, n: number): void => void (tally[e].compared += n);
@@ -215,7 +248,8 @@ export function compareWorkspace(input: CompareInput): WorkspaceComparison {
       continue;
     }
     restoredModules.delete(match.id);
-    const hidden = archivedUnlisted(tree, mine, idMap);
+    const moduleIds = idsFor(tree);
+    const hidden = archivedUnlisted(tree, mine, moduleIds);
     for (const r of tree.records) {
       if (hidden.has(r.id) && !seen.has(r.id)) {
         seen.add(r.id);
@@ -223,7 +257,7 @@ export function compareWorkspace(input: CompareInput): WorkspaceComparison {
       }
     }
     const visible: ModuleTree = { ...tree, records: tree.records.filter((r) => !hidden.has(r.id)), cells: tree.cells.filter((c) => !hidden.has(c.recordId)), amendments: tree.amendments.filter((x) => !hidden.has(x.recordId)) };
-    const d = diffModuleTrees(visible, mine, { matchBy: 'shape', idMap, acrossRestore: true, attribution: input.attribution });
+    const d = diffModuleTrees(visible, mine, { matchBy: 'shape', idMap: moduleIds, acrossRestore: true, attribution: input.attribution });
     for (const e of d.entries) classify(e, tree.module.name);
     // what lay under a hidden record was not read back either: counted as not restorable with it
     for (const c of tree.cells) if (hidden.has(c.recordId)) tally.cell.notRestorable++;

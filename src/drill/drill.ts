@@ -10,7 +10,6 @@ import path from 'node:path';
 import type { Logger } from '../config/logger.js';
 import { isWbsyncError } from '../domain/errors.js';
 import type { Dialect } from '../emulator/types.js';
-import { idMapOf } from '../restore/journal.js';
 import { refuse } from '../restore/restore-module.js';
 import { restoreWorkspace, type RestoreWorkspaceResult } from '../restore/restore-workspace.js';
 import { treeFromState } from '../restore/tree.js';
@@ -18,7 +17,7 @@ import { openStore } from '../store/index.js';
 import type { StateReader, Store } from '../store/port.js';
 import { runPass } from '../sync/pass.js';
 import { BatchedReadBack } from './read-back.js';
-import { compareWorkspace, NOT_RESTORABLE_FIELDS, type DrillSide, type WorkspaceComparison } from './compare.js';
+import { compareWorkspace, NOT_RESTORABLE_FIELDS, type DrillSide, type IdSource, type WorkspaceComparison } from './compare.js';
 import { startScratchEmulator, stagingService, type HttpSettings, type ScratchService } from './scratch-service.js';
 
 export interface DrillOptions {
@@ -75,6 +74,21 @@ function sideOf(state: StateReader, workspaceId: string, ledger?: Store): DrillS
     workspaceAutomations: state.workspaceAutomations(workspaceId),
     modules: state.modules(workspaceId),
     tree: (moduleId) => treeFromState(state, moduleId, ledger?.db),
+  };
+}
+
+/** The run's id map in the journal, looked up for the ids one module names: never loaded whole. */
+function journalIds(db: Store['db'], runId: number): IdSource {
+  const get = db.prepare('SELECT new_id FROM restore_ids WHERE run_id = ? AND old_id = ? AND new_id IS NOT NULL').pluck();
+  return {
+    lookup(oldIds) {
+      const out = new Map<string, string>();
+      for (const id of oldIds) {
+        const n = get.get(runId, id) as string | undefined;
+        if (n !== undefined) out.set(id, n);
+      }
+      return out;
+    },
   };
 }
 
@@ -182,7 +196,7 @@ export async function runDrill(opts: DrillOptions): Promise<DrillReport> {
       const comparison = compareWorkspace({
         source,
         restored,
-        idMap: r.result?.runId ? idMapOf(copy!.db, r.result.runId) : new Map(),
+        idMap: r.result?.runId ? journalIds(copy!.db, r.result.runId) : new Map(),
         userMap,
         // the result lists the plan's limits first, then the run's refusals
         planned: r.result ? r.result.notRestored.slice(0, r.result.notRestored.length - r.result.refused) : [],
