@@ -27,7 +27,10 @@ export async function applyInBatches(plan: BatchedWorkspacePlan, env: ApplyEnv, 
   };
   let res = await run(plan.head.phases);
   for (const batch of plan.batches) {
-    res = await run(plan.phasesOf(batch));
+    const phases = plan.phasesOf(batch);
+    res = await run(phases);
+    // nothing names a cell: the batch's leave the journal's memory (its table keeps them)
+    for (const p of phases) for (const s of p.steps) if (s.op === 'createCell') env.journal.release(s.oldId, s.key);
     if (afterBatch) {
       const moduleIds = batch.moduleIds.map((id) => env.journal.newId(id)).filter((id): id is string => id !== undefined);
       const target = plan.head.targetWorkspaceId;
