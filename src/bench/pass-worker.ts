@@ -10,9 +10,8 @@ import { runPass } from '../sync/pass.js';
 import { createReadStream, readFileSync, rmSync } from 'node:fs';
 import { deleteWorkspace } from './changes.js';
 import { naiveCrawl } from './naive-crawl.js';
-import { restoreModule } from '../restore/restore-module.js';
-import { rollback } from '../restore/rollback.js';
-import { restoreWorkspace } from '../restore/restore-workspace.js';
+import { restoreModule, restoreWorkspace, rollback } from '../restore/index.js';
+import { readModuleLive } from '../sync/live-module.js';
 
 export interface WorkerInput {
   baseUrl: string;
@@ -75,7 +74,7 @@ if (input.restore) {
   store.close();
 } else if (input.rollback) {
   const store = openStore(input.db);
-  const deps = { client, store, logger: createLogger({ level: 'silent' }) };
+  const deps = { client, store, logger: createLogger({ level: 'silent' }), readLive: readModuleLive };
   const opts = { moduleId: input.rollback.moduleId, toSnapshot: input.rollback.toSnapshot, attribution: '' };
   const r0 = client.stats().requests;
   const dry = await rollback(deps, { ...opts, dryRun: true });

@@ -210,3 +210,6 @@ export interface ResolvedReference {
 
 /** `{items, display}` per (record, column) from GET /record-values/references/{module}. */
 export type ReferencesMap = Record<string, Record<string, unknown>>;
+
+/** A `record_created` feed row whose message says this: the record is a sub-record (the row names no parent). */
+export const SUB_RECORD_CREATION = /sub-?record/i;

@@ -5,8 +5,7 @@
 import { describe, expect, it } from 'vitest';
 import type { Member, Workspace } from '../domain/entities.js';
 import { recipe, sampleTree } from '../restore/fixtures.test-helpers.js';
-import { mapUsers } from '../restore/plan-workspace.js';
-import type { ModuleTree } from '../restore/tree.js';
+import { mapUsers, type ModuleTree } from '../restore/index.js';
 import { compareWorkspace, stringsOf, type CompareInput, type DrillSide, type IdSource } from './compare.js';
 
 const ATTRIBUTION = 'Restored by wbsync — originally by {author} at {createdAt}.';

@@ -3,10 +3,7 @@
 // said beforehand it cannot bring back is "not restorable, and why"; anything else unequal fails.
 
 import type { Automation, Member, Module, Workspace } from '../domain/entities.js';
-import { canon, diffModuleTrees, translateIds, type EntityDiff, type FieldChange } from '../restore/diff.js';
-import type { NotRestored } from '../restore/plan-steps.js';
-import { mapUsers } from '../restore/plan-workspace.js';
-import type { ModuleTree } from '../restore/tree.js';
+import { canon, type DiffFieldChange as FieldChange, diffModuleTrees, type EntityDiff, mapUsers, type ModuleTree, type NotRestored, translateIds } from '../restore/index.js';
 
 export const DRILL_ENTITIES = ['workspace', 'member', 'module', 'collection', 'column', 'record', 'subrecord', 'cell', 'amendment', 'automation', 'grant'] as const;
 export type DrillEntity = (typeof DRILL_ENTITIES)[number];

@@ -7,8 +7,7 @@
 import type { ServiceClient } from '../api/port.js';
 import type { Logger } from '../config/logger.js';
 import type { RunningEmulator } from '../emulator/types.js';
-import type { BatchDone } from '../restore/apply-batches.js';
-import { treeFromState } from '../restore/tree.js';
+import { treeFromState, type BatchDone } from '../restore/index.js';
 import type { StateReader, Store } from '../store/port.js';
 import { runPass } from '../sync/pass.js';
 import type { DrillSide } from './compare.js';

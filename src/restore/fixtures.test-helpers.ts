@@ -1,7 +1,7 @@
 // Small module trees for the pure planner and diff tests.
 
 import type { Amendment, Automation, BoardRecord, Cell, Collection, Column, Module } from '../domain/entities.js';
-import type { ModuleTree } from './tree.js';
+import type { ModuleTree } from './engine/tree.js';
 
 const T = '2026-01-01T00:00:00.000Z';
 

@@ -1,11 +1,30 @@
-// diff and restore: the public surface for the CLI, the demo and the benchmark.
+// The restore room's one door: everything used outside src/restore (the CLI, the daemon's drill, the
+// console, the bench and the tests) is named here, and nothing outside imports a file of the room
+// directly. Inside, files import one another, never this one.
 
-export { diffModuleTrees, type DiffOptions, type EntityDiff, type ModuleDiff } from './diff.js';
-export { runDiff, type DiffReport, type DiffScopeOptions } from './diff-scope.js';
-export { formatDiff } from './diff-format.js';
-export { planRestore, type PlanInput } from './plan.js';
-export type { RestorePlan, Step, Phase, NotRestored } from './plan-steps.js';
-export { restoreModule, type RestoreModuleOptions, type RestoreModuleResult, type RestoreDeps } from './restore-module.js';
-export { restoreRecords, type RestoreRecordsOptions, type RestoreRecordsResult } from './restore-records.js';
-export { treeFromLive, treeFromState, readGrantsLive, type ModuleTree } from './tree.js';
-export { idMapOf, restoredIdMap } from './journal.js';
+// the engine: plan steps, the journal, what every command checks first, a module as one value
+export type { NotRestored, PlanSummary } from './engine/plan-steps.js';
+export { summarisePlan } from './engine/plan-steps.js';
+export { idMapOf, moduleRestorePairs, restoredIdMap, type ModuleRestorePair } from './engine/journal.js';
+export { refuse, type RestoreDeps } from './engine/preconditions.js';
+export { translateIds } from './engine/remap.js';
+export { readGrantsLive, treeFromLive, treeFromState, type LiveModuleReader, type ModuleTree } from './engine/tree.js';
+
+// diff
+export { canon, diffModuleTrees, type DiffOptions, type EntityDiff, type FieldChange as DiffFieldChange, type ModuleDiff } from './diff/trees.js';
+export { runDiff, type DiffReport, type DiffScopeOptions } from './diff/scope.js';
+export { formatDiff } from './diff/format.js';
+
+// restore module, restore records, restore workspace
+export { planRestore, type PlanInput } from './module/plan.js';
+export { POSITION_UNSEEN } from './module/plan-content.js';
+export { restoreModule, type RestoreModuleOptions, type RestoreModuleResult } from './module/restore-module.js';
+export { restoreRecords, type RestoreRecordsOptions, type RestoreRecordsResult } from './records/restore-records.js';
+export { mapUsers } from './workspace/plan-workspace.js';
+export { restoreWorkspace, type RestoreWorkspaceOptions, type RestoreWorkspaceResult } from './workspace/restore-workspace.js';
+export type { BatchDone } from './workspace/apply-batches.js';
+
+// rollback
+export { planRollback, ROLLBACK_KINDS, type FieldChange, type RollbackKind } from './rollback/plan.js';
+export { rollback, type RollbackOptions, type RollbackResult, type RollbackScope, type RollbackTo } from './rollback/rollback.js';
+export { rollbackOfIncident } from './rollback/incident.js';

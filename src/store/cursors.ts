@@ -43,6 +43,14 @@ export class Cursors {
     return new Set(rows);
   }
 
+  loggedModuleDeletions(workspaceId: string, modules: ReadonlyArray<{ id: string; name: string }>): Set<string> {
+    if (modules.length === 0) return new Set();
+    const rows = this.db
+      .prepare(`SELECT DISTINCT module_id AS id, target_name AS name FROM activity_versions WHERE workspace_id = ? AND action = 'module_deleted'`)
+      .all(workspaceId) as Array<{ id: string | null; name: string | null }>;
+    return deletionsNamed(modules, rows);
+  }
+
   /** Marks parts read in full as of snapshot S's start. */
   private markStmt: Database.Statement | undefined;
   private partsStmt: Database.Statement | undefined;
@@ -73,4 +81,11 @@ export class Cursors {
     const rows = this.partsStmt.all(workspaceId, workspaceId) as Array<{ workspace_id: string; kind: 'workspace' | 'module'; part_id: string; verified_at: string | null }>;
     return rows.map((r) => ({ workspaceId: r.workspace_id, kind: r.kind, id: r.part_id, verifiedAt: r.verified_at ?? new Date(0).toISOString() }));
   }
+}
+
+/** Among `modules`, those a `module_deleted` row names: by id, or by name where the row has no id. */
+export function deletionsNamed(modules: ReadonlyArray<{ id: string; name: string }>, rows: ReadonlyArray<{ id: string | null; name: string | null }>): Set<string> {
+  const ids = new Set(rows.map((r) => r.id).filter((id): id is string => id !== null));
+  const names = new Set(rows.filter((r) => r.id === null && r.name !== null).map((r) => r.name!));
+  return new Set(modules.filter((m) => ids.has(m.id) || names.has(m.name)).map((m) => m.id));
 }

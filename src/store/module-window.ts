@@ -137,6 +137,7 @@ export function withContent(state: StateReader, moduleId: string, content: Modul
     moduleAccess: (ws) => state.moduleAccess(ws),
     activity: (ws) => state.activity(ws),
     creationTimes: (ws, m) => state.creationTimes(ws, m),
+    unplacedSubRecords: (m) => state.unplacedSubRecords(m),
     moduleSizes: (ws) => state.moduleSizes(ws),
   };
 }

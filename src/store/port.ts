@@ -155,6 +155,8 @@ export interface StateReader {
   /** When the activity feed saw each collection and column of a module created (the published
    * interface gives neither a createdAt; restore needs it to order siblings tied in position). */
   creationTimes(workspaceId: string, moduleId: string): Map<string, string>;
+  /** Sub-records the feed says were created in `moduleId` that the store holds no version of, with the collection their creation row names. */
+  unplacedSubRecords(moduleId: string): Array<{ id: string; collectionId: string | null }>;
   /** Per module of the workspace: current records (sub-records included) and how many of them
    * have sub-records or amendments — what reading the module in full costs. */
   moduleSizes(workspaceId: string): Map<string, { records: number; withSubRecords: number; withAmendments: number; collections: number }>;
@@ -198,6 +200,9 @@ export interface Store {
   clearCursor(workspaceId: string): void;
   /** Ids of activity rows already stored, among `ids`. */
   knownActivityIds(ids: string[]): Set<string>;
+  /** Among `modules` of the workspace, those a stored `module_deleted` feed row names — by id, or by
+   * name where the row carries no id (the deployed service's rows carry none). */
+  loggedModuleDeletions(workspaceId: string, modules: ReadonlyArray<{ id: string; name: string }>): Set<string>;
   /**
    * When each current part of the workspace (its own lists, each current module) was last read in
    * full. A part never marked since this table existed counts as read by the last full pass.

@@ -104,6 +104,10 @@ export class SqliteStore implements Store {
     return withStorageErrors('reading activity ids', () => this.cursors.knownActivityIds(ids));
   }
 
+  loggedModuleDeletions(workspaceId: string, modules: ReadonlyArray<{ id: string; name: string }>): Set<string> {
+    return withStorageErrors('reading module deletions', () => this.cursors.loggedModuleDeletions(workspaceId, modules));
+  }
+
   verifiedParts(workspaceId: string): VerifiedPart[] {
     return withStorageErrors('reading verification times', () => this.cursors.verifiedParts(workspaceId));
   }

@@ -7,6 +7,7 @@ import type {
 } from '../domain/entities.js';
 import { SPECS, colList, fromRow } from './entity-specs.js';
 import type { StateReader } from './port.js';
+import { SUB_RECORD_CREATION } from '../domain/entities.js';
 
 export class SqliteStateReader implements StateReader {
   private readonly cache = new Map<string, Database.Statement>();
@@ -91,6 +92,17 @@ export class SqliteStateReader implements StateReader {
   }
   activity(workspaceId: string): Activity[] {
     return this.query('activity', 'workspace_id = ?', 'created_at, id', [workspaceId]);
+  }
+  unplacedSubRecords(moduleId: string): Array<{ id: string; collectionId: string | null }> {
+    const n = this.snapshotId;
+    const rows = this.db
+      .prepare(
+        `SELECT a.record_id AS id, a.collection_id AS collectionId, a.message AS message FROM activity_versions a
+         WHERE a.module_id = ? AND a.action = 'record_created' AND a.valid_from <= ? AND a.record_id IS NOT NULL
+           AND NOT EXISTS (SELECT 1 FROM record_versions r WHERE r.id = a.record_id AND r.valid_from <= ?)`,
+      )
+      .all(moduleId, n, n) as Array<{ id: string; collectionId: string | null; message: string | null }>;
+    return rows.filter((r) => SUB_RECORD_CREATION.test(r.message ?? '')).map(({ id, collectionId }) => ({ id, collectionId }));
   }
   creationTimes(workspaceId: string, moduleId: string): Map<string, string> {
     const rows = this.db

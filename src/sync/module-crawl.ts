@@ -135,6 +135,10 @@ export async function crawlModule(
       if (c !== undefined) lostIn.add(c);
     }
   }
+  // Sub-records an earlier pass could not place (created and archived under a parent archived
+  // since): while the module changes, the archived parents of their collection re-list theirs, as a
+  // full pass's reading of every archived record would — an un-archive is not logged.
+  if (!full && plan.recheckSubRecords) for (const s of prevState?.unplacedSubRecords(module.id) ?? []) lostIn.add(s.collectionId);
   if (!full && (plan.recheckSubRecords || lostIn.size)) {
     const hasSubs = new Set([...prevRecords.values()].map((r) => r.parentRecordId).filter((id): id is string => id !== null));
     const listedParents = plan.recheckSubRecords ? listed.flat().filter((r) => r.subRecordCount > 0 || hasSubs.has(r.id)) : [];

@@ -4,7 +4,7 @@
 // order-independent: the newest row wins field by field, whichever order the rows came in (a full
 // pass reads the feed in parallel slices).
 
-import type { Activity, BoardRecord } from '../domain/entities.js';
+import { SUB_RECORD_CREATION, type Activity, type BoardRecord } from '../domain/entities.js';
 
 interface Stamped<T> {
   value: T;
@@ -54,7 +54,7 @@ export class RecordTrace {
       if (row.action.startsWith('record_')) t.collectionId = newer(t.collectionId, row.collectionId, row.createdAt);
       t.name = newer(t.name, nameOf(row), row.createdAt);
       if (row.action === 'record_created' && (t.createdAt === null || row.createdAt < t.createdAt)) t.createdAt = row.createdAt;
-      if (row.action === 'record_created' && /sub-?record/i.test(row.message ?? '')) t.subRecord = true;
+      if (row.action === 'record_created' && SUB_RECORD_CREATION.test(row.message ?? '')) t.subRecord = true;
     }
   }
 

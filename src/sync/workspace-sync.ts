@@ -5,6 +5,7 @@
 import type { Activity, Workspace } from '../domain/entities.js';
 import { WbsyncError } from '../domain/errors.js';
 import type { GoneMark, Listing, StateReader, WriteBatch } from '../store/port.js';
+import { deletionsNamed } from '../store/cursors.js';
 import { restoredSources } from '../store/own-writes.js';
 import { tailActivity, type TailResult } from './activity-tail.js';
 import { readWholeFeed } from './feed-read.js';
@@ -106,7 +107,16 @@ export async function syncWorkspace(env: PassEnv, ws: Workspace, wantFull: boole
 
   // Workspace-level batch: the list entities, vanished modules, the feed rows and the cursor.
   // every module it held vanished at once and none is listed: held, never recorded as the new truth
-  const held = !env.acceptLoss && modules.length === 0 && prev && plan.vanished.length === prev.modules(ws.id).length && !plan.vanished.every((id) => restoredSources(env.store.db, 'module').has(id))
+  // — unless the feed says each was deleted (a person deleting a workspace's last board is not a
+  // lost access; the tripwire still reports the deletion)
+  const explainedByFeed = (before: StateReader): boolean => {
+    const vanished = plan.vanished.map((id) => ({ id, name: before.module(id)?.name ?? '' }));
+    const rows = newRows.filter((r) => r.action === 'module_deleted').map((r) => ({ id: r.moduleId, name: r.targetName }));
+    const deleted = new Set([...deletionsNamed(vanished, rows), ...env.store.loggedModuleDeletions(ws.id, vanished)]);
+    const restored = restoredSources(env.store.db, 'module');
+    return plan.vanished.every((id) => deleted.has(id) || restored.has(id));
+  };
+  const held = !env.acceptLoss && modules.length === 0 && prev && plan.vanished.length === prev.modules(ws.id).length && !explainedByFeed(prev)
     ? lossOf(ws, plan.vanished, prev.moduleSizes(ws.id), 'lists no module any more')
     : null;
   if (held) {

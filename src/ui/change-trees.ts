@@ -7,7 +7,7 @@
 
 import type { ChangedModule, ConsoleReads } from '../store/console-reads.js';
 import type { StateReader } from '../store/port.js';
-import type { ModuleTree } from '../restore/tree.js';
+import type { ModuleTree } from '../restore/index.js';
 
 function side(state: StateReader, reads: ConsoleReads, c: ChangedModule, labelRecords: ReadonlySet<string>): ModuleTree | null {
   const module = state.module(c.moduleId);

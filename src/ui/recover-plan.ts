@@ -8,12 +8,7 @@
 
 import { commandLine } from '../domain/shell-command.js';
 import type { Member } from '../domain/entities.js';
-import { restoredIdMap } from '../restore/journal.js';
-import { planRestore } from '../restore/plan.js';
-import { summarisePlan, type PlanSummary } from '../restore/plan-steps.js';
-import { planRollback, ROLLBACK_KINDS, type FieldChange } from '../restore/rollback-plan.js';
-import type { NotRestored } from '../restore/plan-steps.js';
-import { treeFromState } from '../restore/tree.js';
+import { type FieldChange, type NotRestored, planRestore, planRollback, type PlanSummary, restoredIdMap, ROLLBACK_KINDS, summarisePlan, treeFromState } from '../restore/index.js';
 import { readModuleContent, readModuleWindow, withContent } from '../store/module-window.js';
 import type { Store } from '../store/port.js';
 

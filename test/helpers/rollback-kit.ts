@@ -7,8 +7,8 @@ import { expect } from 'vitest';
 import type { ServiceClient } from '../../src/api/port.js';
 import { runCli } from '../../src/cli/run.js';
 import type { Dialect } from '../../src/emulator/types.js';
-import { idMapOf } from '../../src/restore/journal.js';
-import { rollback, type RollbackOptions, type RollbackResult } from '../../src/restore/rollback.js';
+import { idMapOf, rollback, type RollbackResult, type RollbackScope, type RollbackTo } from '../../src/restore/index.js';
+import { readModuleLive } from '../../src/sync/live-module.js';
 import { api, dumpOf, makeHarness, silentLogger, unwrap, type Harness } from './harness.js';
 import { compareModules, formatDifferences, invertIdMap, readModule, type ModuleView } from './module-snapshot.js';
 
@@ -98,8 +98,8 @@ export async function syncAfterDamage(h: Harness, opts: { full?: boolean } = {})
   return r.snapshot;
 }
 
-export async function runRollback(h: Harness, opts: Omit<RollbackOptions, 'attribution'>, client: ServiceClient = h.client): Promise<RollbackResult> {
-  const r = await rollback({ client, store: h.store, logger: silentLogger }, { attribution: ATTRIBUTION, settleMs: 1, ...opts });
+export async function runRollback(h: Harness, opts: Omit<RollbackScope, 'attribution'> & RollbackTo, client: ServiceClient = h.client): Promise<RollbackResult> {
+  const r = await rollback({ client, store: h.store, logger: silentLogger, readLive: readModuleLive }, { attribution: ATTRIBUTION, settleMs: 1, ...opts });
   await h.emu.idle();
   return r;
 }

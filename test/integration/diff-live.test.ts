@@ -10,7 +10,8 @@ import { parseCommandArgs } from '../../src/cli/program.js';
 import { loadConfig } from '../../src/config/load.js';
 import { createLogger } from '../../src/config/logger.js';
 import type { Dialect } from '../../src/emulator/types.js';
-import { runDiff } from '../../src/restore/diff-scope.js';
+import { runDiff } from '../../src/restore/index.js';
+import { readModuleLive } from '../../src/sync/live-module.js';
 import { api, makeHarness, type Harness } from '../helpers/harness.js';
 
 const ATTRIBUTION = 'Restored by wbsync — originally by {author} at {createdAt}.';
@@ -64,7 +65,7 @@ describe.each(['spec', 'observed'] as Dialect[])('diff (%s dialect)', (dialect) 
     const r = await cli(h, diffCommand, ['--module', mod.id]);
     expect(r.code).toBe(1);
     expect(r.out).toContain('"Renamed for diff"');
-    const report = await runDiff({ client: h.client, store: h.store }, { moduleId: mod.id, attribution: ATTRIBUTION });
+    const report = await runDiff({ client: h.client, store: h.store, readLive: readModuleLive }, { moduleId: mod.id, attribution: ATTRIBUTION });
     expect(report.modules[0].entries).toEqual([
       expect.objectContaining({ entity: 'record', change: 'changed', id: rec.id, fields: [{ field: 'name', before: rec.name, after: 'Renamed for diff' }] }),
     ]);

@@ -3,7 +3,8 @@
 // to hide it from the incremental pass (the plan re-listed sub-records only when the module's
 // `updatedAt` was later than its newest new row). The issue's reproduction, on both dialects, and
 // the deployed service's order inside one write (the row after the module touch, other requests
-// in between) with the two writes sent in the same tick.
+// in between) with the two writes sent in the same tick. And a sub-record no listing ever showed
+// (created, then archived with its parent, between two passes) un-archived later without a row.
 
 import { afterEach, describe, expect, it } from 'vitest';
 import type { Dialect } from '../../src/emulator/types.js';
@@ -71,5 +72,30 @@ describe.each(['spec', 'observed'] as Dialect[])('the incremental pass sees a su
     await h.sync();
     expect(stored(h, s._id)).toMatchObject({ position: 7 });
     expect(stored(h, s2._id)).toMatchObject({ is_completed: 1 });
+  });
+
+  it('a sub-record created and archived with its parent between passes, un-archived later: stored as the full pass stores it', async () => {
+    // seed 60917 of the differential test (observed, step 153): no listing ever showed the
+    // sub-record (the service lists no archived record); its un-archive logs nothing
+    h = await makeHarness(dialect, { seed: 'none' });
+    // the parent has no other sub-record the store knows of
+    const { p: other, o: p } = await board(h);
+    expect((await h.sync({ full: true })).failures).toEqual([]);
+    const late = await ok(h, 'POST', `/records/${p._id}/sub-records`, { name: 'Late sub' }, 'record');
+    if (dialect === 'observed') expect((await api(h.emu, 'DELETE', `/records/${p._id}`)).status).toBe(200); // archives its sub-records too
+    else for (const id of [late._id, p._id]) await ok(h, 'PUT', `/records/${id}`, { isArchived: true }, 'record'); // the spec's DELETE is for good
+    h.emu.clock.advance(1000);
+    expect((await h.sync()).kind).toBe('incremental');
+    expect(stored(h, p._id)).toMatchObject({ is_archived: 1 });
+
+    h.emu.clock.advance(1000);
+    await ok(h, 'PUT', `/records/${other._id}`, { name: 'Other renamed' }, 'record');
+    h.emu.clock.advance(1000);
+    await h.sync();
+    h.emu.clock.advance(1000);
+    await ok(h, 'PUT', `/records/${late._id}`, { isArchived: false }, 'record');
+    h.emu.clock.advance(1000);
+    expect((await h.sync()).kind).toBe('incremental');
+    expect(stored(h, late._id), 'the un-archived sub-record').toMatchObject({ is_archived: 0, parent_record_id: p._id, name: 'Late sub' });
   });
 });

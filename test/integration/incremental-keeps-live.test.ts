@@ -5,7 +5,7 @@
 
 import { afterEach, describe, expect, it } from 'vitest';
 import type { Dialect } from '../../src/emulator/types.js';
-import { restoreModule } from '../../src/restore/restore-module.js';
+import { restoreModule } from '../../src/restore/index.js';
 import { api, dumpOf, makeHarness, view, type Harness } from '../helpers/harness.js';
 import { VIEWS, viewDiff } from '../helpers/random-writes.js';
 

@@ -13,7 +13,7 @@ import { afterEach, describe, expect, it } from 'vitest';
 import type { Dialect } from '../../src/emulator/types.js';
 import { holdSnapshot } from '../../src/retention/holds.js';
 import { prune } from '../../src/retention/prune.js';
-import { runDiff } from '../../src/restore/diff-scope.js';
+import { runDiff } from '../../src/restore/index.js';
 import { openStore } from '../../src/store/index.js';
 import type { Store } from '../../src/store/port.js';
 import { makeHarness, view, type Harness } from '../helpers/harness.js';

@@ -7,11 +7,7 @@
 import { afterEach, describe, expect, it } from 'vitest';
 import type { Dialect } from '../../src/emulator/types.js';
 import type { Member } from '../../src/domain/entities.js';
-import { restoredIdMap } from '../../src/restore/journal.js';
-import { planRestore } from '../../src/restore/plan.js';
-import { summarisePlan } from '../../src/restore/plan-steps.js';
-import { planRollback, ROLLBACK_KINDS } from '../../src/restore/rollback-plan.js';
-import { treeFromState } from '../../src/restore/tree.js';
+import { planRestore, planRollback, restoredIdMap, ROLLBACK_KINDS, summarisePlan, treeFromState } from '../../src/restore/index.js';
 import type { Store } from '../../src/store/port.js';
 import { previewRecover } from '../../src/ui/recover-plan.js';
 import { makeHarness, type Harness } from '../helpers/harness.js';

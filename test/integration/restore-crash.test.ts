@@ -5,10 +5,8 @@
 
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { Dialect } from '../../src/emulator/types.js';
-import { diffModuleTrees } from '../../src/restore/diff.js';
-import { restoredIdMap } from '../../src/restore/journal.js';
-import { restoreModule } from '../../src/restore/restore-module.js';
-import { treeFromLive, treeFromState, readGrantsLive } from '../../src/restore/tree.js';
+import { diffModuleTrees, readGrantsLive, restoredIdMap, restoreModule, treeFromLive, treeFromState } from '../../src/restore/index.js';
+import { readModuleLive } from '../../src/sync/live-module.js';
 import { dyingClient, WRITE } from '../helpers/dying-client.js';
 import { api, makeHarness, type Harness } from '../helpers/harness.js';
 
@@ -67,7 +65,7 @@ describe.each(['spec', 'observed'] as Dialect[])('restore crash safety (%s diale
       expect(mods.length, `N=${n}: one module, not two`).toBe(moduleCount + 1);
       const live = mods.find((m) => m.id === res.moduleId)!;
       const grants = await readGrantsLive(h.client, ws, await h.client.listMembers(ws));
-      const b = await treeFromLive(h.client, live, null, grants);
+      const b = await treeFromLive(readModuleLive, h.client, live, null, grants);
       const d = diffModuleTrees(a, b, { matchBy: 'shape', idMap: restoredIdMap(h.store.db, new Set(mods.map((m) => m.id))), acrossRestore: true, attribution: ATTRIBUTION, bHidesArchived: true });
       expect(d.entries.map((e) => `N=${n} ${e.entity} ${e.change} ${e.label} ${JSON.stringify(e.fields ?? [])}`)).toEqual([]);
       // recipes paused by the killed run are active again

@@ -3,10 +3,8 @@
 
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { Dialect } from '../../src/emulator/types.js';
-import { diffModuleTrees } from '../../src/restore/diff.js';
-import { restoredIdMap } from '../../src/restore/journal.js';
-import { restoreModule } from '../../src/restore/restore-module.js';
-import { readGrantsLive, treeFromLive, treeFromState } from '../../src/restore/tree.js';
+import { diffModuleTrees, readGrantsLive, restoredIdMap, restoreModule, treeFromLive, treeFromState } from '../../src/restore/index.js';
+import { readModuleLive } from '../../src/sync/live-module.js';
 import { api, makeHarness, type Harness } from '../helpers/harness.js';
 
 const ATTRIBUTION = 'Restored by wbsync — originally by {author} at {createdAt}.';
@@ -37,7 +35,7 @@ describe.each(['spec', 'observed'] as Dialect[])('restore module fidelity (%s di
       const live = (await h.client.listModules(res.targetWorkspaceId)).find((x) => x.id === res.moduleId)!;
       const members = await h.client.listMembers(res.targetWorkspaceId);
       const grants = await readGrantsLive(h.client, res.targetWorkspaceId, members);
-      const b = await treeFromLive(h.client, live, null, grants);
+      const b = await treeFromLive(readModuleLive, h.client, live, null, grants);
       const a = treeFromState(state, m.id)!;
       const d = diffModuleTrees(a, b, { matchBy: 'shape', idMap: restoredIdMap(h.store.db, new Set((await h.client.listModules(res.targetWorkspaceId)).map((x) => x.id))), acrossRestore: true, attribution: ATTRIBUTION, bHidesArchived: true });
       for (const e of d.entries) problems.push(`${m.name}: ${e.entity} ${e.change} ${e.label} ${JSON.stringify(e.fields ?? [])}`);

@@ -30,9 +30,7 @@
 
 import { describe, expect, it } from 'vitest';
 import type { Dialect } from '../../src/emulator/types.js';
-import { idMapOf } from '../../src/restore/journal.js';
-import { POSITION_UNSEEN } from '../../src/restore/plan-content.js';
-import { restoreModule, type RestoreModuleResult } from '../../src/restore/restore-module.js';
+import { idMapOf, POSITION_UNSEEN, restoreModule, type RestoreModuleResult } from '../../src/restore/index.js';
 import { makeHarness, makeTargetHarness, type Harness } from '../helpers/harness.js';
 import { LIVE_SUBSTITUTES, LiveService } from '../helpers/live-service.js';
 import { liveSettings, suiteTargets, type ServiceTarget } from '../helpers/service-target.js';

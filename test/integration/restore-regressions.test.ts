@@ -8,8 +8,7 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { runCli } from '../../src/cli/run.js';
 import type { Dialect } from '../../src/emulator/types.js';
-import { idMapOf } from '../../src/restore/journal.js';
-import { restoreModule } from '../../src/restore/restore-module.js';
+import { idMapOf, restoreModule } from '../../src/restore/index.js';
 import { dyingClient } from '../helpers/dying-client.js';
 import { api, dumpOf, makeHarness, unwrap, type Harness } from '../helpers/harness.js';
 

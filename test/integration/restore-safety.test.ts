@@ -4,8 +4,7 @@
 
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { Dialect } from '../../src/emulator/types.js';
-import { restoreModule } from '../../src/restore/restore-module.js';
-import { restoreRecords } from '../../src/restore/restore-records.js';
+import { restoreModule, restoreRecords } from '../../src/restore/index.js';
 import { api, makeClient, makeHarness, type Harness } from '../helpers/harness.js';
 
 const ATTRIBUTION = 'Restored by wbsync — originally by {author} at {createdAt}.';

@@ -11,7 +11,7 @@
 
 import { describe, expect, it } from 'vitest';
 import type { Dialect } from '../../src/emulator/types.js';
-import { idMapOf } from '../../src/restore/journal.js';
+import { idMapOf } from '../../src/restore/index.js';
 import { api, dumpOf } from '../helpers/harness.js';
 import { compareModules, formatDifferences, invertIdMap, readModule } from '../helpers/module-snapshot.js';
 import { attributed, board, call, expectNote, runRollback, syncAfterDamage, withoutOrphans, type Board } from '../helpers/rollback-kit.js';

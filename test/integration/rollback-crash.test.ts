@@ -8,7 +8,7 @@
 
 import { describe, expect, it } from 'vitest';
 import type { Dialect } from '../../src/emulator/types.js';
-import { idMapOf } from '../../src/restore/journal.js';
+import { idMapOf } from '../../src/restore/index.js';
 import { dumpOf } from '../helpers/harness.js';
 import { compareModules, formatDifferences, invertIdMap, readModule, translateIds, type ModuleView } from '../helpers/module-snapshot.js';
 import { attributed, board, call, dyingClient, expectNote, runRollback, setCell, syncAfterDamage, withoutOrphans } from '../helpers/rollback-kit.js';

@@ -6,7 +6,7 @@
 
 import { describe, expect, it } from 'vitest';
 import type { Dialect } from '../../src/emulator/types.js';
-import { idMapOf } from '../../src/restore/journal.js';
+import { idMapOf } from '../../src/restore/index.js';
 import { dumpOf } from '../helpers/harness.js';
 import { compareModules, formatDifferences, invertIdMap, readModule } from '../helpers/module-snapshot.js';
 import { deadIdsIn } from '../helpers/rollback-checks.js';

@@ -23,8 +23,8 @@
 // Against a running service too: WBSYNC_LIVE_URL + WBSYNC_LIVE_KEY_FILE (docs/real-backend.md).
 
 import { describe, expect, it } from 'vitest';
-import { idMapOf } from '../../src/restore/journal.js';
-import { rollback } from '../../src/restore/rollback.js';
+import { idMapOf, type NotRestored, POSITION_UNSEEN, rollback } from '../../src/restore/index.js';
+import { readModuleLive } from '../../src/sync/live-module.js';
 import { dumpOf, makeHarness, makeTargetHarness, silentLogger, type Harness } from '../helpers/harness.js';
 import { LIVE_SUBSTITUTES, LiveService } from '../helpers/live-service.js';
 import { liveSettings, suiteTargets } from '../helpers/service-target.js';
@@ -33,8 +33,6 @@ import { prng } from '../helpers/random-writes.js';
 import { RestoreWriter } from '../helpers/restore-writes.js';
 import { DamageWriter } from '../helpers/damage-writes.js';
 import { deadIdsIn, readReferences } from '../helpers/rollback-checks.js';
-import { POSITION_UNSEEN } from '../../src/restore/plan-content.js';
-import type { NotRestored } from '../../src/restore/plan-steps.js';
 import type { Dialect } from '../../src/emulator/types.js';
 
 const ROUNDS = Number(process.env.WBSYNC_ROLLBACK_ROUNDS ?? 3);
@@ -90,7 +88,7 @@ describe.each(suiteTargets())('rollback property: damage, roll back, compare (%s
         await h.target.idle();
         expect((await h.sync({ full: true })).failures).toEqual([]);
 
-        const r = await rollback({ client: h.client, store: h.store, logger: silentLogger }, { moduleId, toSnapshot: good.snapshot, attribution: '', settleMs: 1, pauseAutomations: true });
+        const r = await rollback({ client: h.client, store: h.store, logger: silentLogger, readLive: readModuleLive }, { moduleId, toSnapshot: good.snapshot, attribution: '', settleMs: 1, pauseAutomations: true });
         await h.target.idle();
         const after = await readModule(h.target, moduleId);
         const diffs = compareModules(before, after, invertIdMap(idMapOf(h.store.db, r.runId!)));
@@ -167,7 +165,7 @@ describe.each(['spec', 'observed'] as Dialect[])('rollback property: the damage 
         await h.emu.idle();
         expect((await h.sync({ full: true })).failures).toEqual([]);
 
-        const r = await rollback({ client: h.client, store: h.store, logger: silentLogger }, { moduleId, toSnapshot: good.snapshot, attribution: '', settleMs: 1, pauseAutomations: true });
+        const r = await rollback({ client: h.client, store: h.store, logger: silentLogger, readLive: readModuleLive }, { moduleId, toSnapshot: good.snapshot, attribution: '', settleMs: 1, pauseAutomations: true });
         await h.emu.idle();
         const after = await readModule(h.emu, moduleId);
         const map = invertIdMap(idMapOf(h.store.db, r.runId!));

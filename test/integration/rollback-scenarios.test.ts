@@ -4,14 +4,12 @@
 // with exactly the later edits on top (recreated objects compared through the run's id map), and
 // every later edit must be reported as a conflict (exit 5 through the CLI).
 
-import { POSITION_UNSEEN } from '../../src/restore/plan-content.js';
+import { type FieldChange, idMapOf, POSITION_UNSEEN, runDiff } from '../../src/restore/index.js';
 import { describe, expect, it } from 'vitest';
 import type { Dialect } from '../../src/emulator/types.js';
-import type { FieldChange } from '../../src/restore/rollback-plan.js';
 import { api, dumpOf } from '../helpers/harness.js';
 import { checkDeclared, compareModules, formatDifferences, invertIdMap, readModule, type ModuleView } from '../helpers/module-snapshot.js';
-import { idMapOf } from '../../src/restore/journal.js';
-import { runDiff } from '../../src/restore/diff-scope.js';
+import { readModuleLive } from '../../src/sync/live-module.js';
 import {
   ATTRIBUTION,
   attributed,
@@ -150,7 +148,7 @@ describe.each(['spec', 'observed'] as Dialect[])('rollback scenarios (%s dialect
       expect(await differencesFrom(b, expected, r.runId)).toEqual([]);
 
       // diff afterwards, limited to what a rollback of cells and records touches: only the conflicts
-      const report = await runDiff({ client: h.client, store: h.store }, { moduleId: b.mod, snapshotId: b.s1, attribution: ATTRIBUTION, selection: { kinds: ['cells', 'records'] } });
+      const report = await runDiff({ client: h.client, store: h.store, readLive: readModuleLive }, { moduleId: b.mod, snapshotId: b.s1, attribution: ATTRIBUTION, selection: { kinds: ['cells', 'records'] } });
       const left = report.modules.flatMap((m) => m.entries);
       expect(left.map((e) => e.id).sort()).toEqual(r.conflicts.map((c: { id: string }) => c.id).sort());
     });
@@ -197,7 +195,7 @@ describe.each(['spec', 'observed'] as Dialect[])('rollback scenarios (%s dialect
 
       // diff afterwards, limited to the column: the recreated copy pairs with the original through
       // the rollback's journal, its cells compare equal — nothing left
-      const report = await runDiff({ client: h.client, store: h.store }, { moduleId: b.mod, snapshotId: b.s1, attribution: ATTRIBUTION, selection: { columns: ['Priority'] } });
+      const report = await runDiff({ client: h.client, store: h.store, readLive: readModuleLive }, { moduleId: b.mod, snapshotId: b.s1, attribution: ATTRIBUTION, selection: { columns: ['Priority'] } });
       expect(report.modules.flatMap((m) => m.entries)).toEqual([]);
     });
   });

@@ -6,8 +6,7 @@ import { afterEach, describe, expect, it } from 'vitest';
 import type { Dialect } from '../../src/emulator/types.js';
 import { evaluateTripwire, undoArgv, undoLine } from '../../src/tripwire/evaluate.js';
 import { api, dumpOf, makeHarness, type Harness } from '../helpers/harness.js';
-import { diffModuleTrees } from '../../src/restore/diff.js';
-import { treeFromState } from '../../src/restore/tree.js';
+import { diffModuleTrees, treeFromState } from '../../src/restore/index.js';
 
 const T = { recordsPercent: 20, minRecords: 3, cellsPercent: 30, minCells: 3, amendmentsPercent: 20, minAmendments: 2 };
 

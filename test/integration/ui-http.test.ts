@@ -5,8 +5,7 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { runCli } from '../../src/cli/run.js';
 import type { Dialect } from '../../src/emulator/types.js';
-import { diffModuleTrees } from '../../src/restore/diff.js';
-import { treeFromState } from '../../src/restore/tree.js';
+import { diffModuleTrees, treeFromState } from '../../src/restore/index.js';
 import { ConsoleReads } from '../../src/store/console-reads.js';
 import { changeTrees } from '../../src/ui/change-trees.js';
 import { checkListen, isLoopback } from '../../src/ui/security.js';

@@ -8,11 +8,10 @@ import { createHttpClient } from '../../api/http-client.js';
 import { createLogger } from '../../config/logger.js';
 import { ConfigSchema } from '../../config/schema.js';
 import { startEmulator } from '../../emulator/index.js';
-import { runDiff } from '../../restore/diff-scope.js';
-import { restoreModule } from '../../restore/restore-module.js';
-import { rollback } from '../../restore/rollback.js';
+import { restoreModule, rollback, runDiff } from '../../restore/index.js';
 import { openStore } from '../../store/index.js';
 import { runPass } from '../../sync/pass.js';
+import { readModuleLive } from '../../sync/live-module.js';
 import type { Command } from '../command.js';
 import { REPORTING_QUERIES } from '../reporting-queries.js';
 import { commandLine } from '../../domain/shell-command.js';
@@ -80,7 +79,7 @@ export const demoCommand: Command = {
       say(`   restored: ${Object.entries(restored.counts).map(([k, n]) => `${n} ${k}`).join(', ')}`);
       if (restored.notRestored.length) say(`   not restorable: ${restored.notRestored.map((n) => JSON.stringify(n)).join('; ')}`);
 
-      const diff = await runDiff({ client, store }, { moduleId: victim.id, attribution });
+      const diff = await runDiff({ client, store, readLive: readModuleLive }, { moduleId: victim.id, attribution });
       say(`\n4. ${commandLine(['wbsync', 'diff', '--module', victim.id])}: ${diff.differences === 0 ? 'no differences' : `${diff.differences} difference(s)`}`);
 
       // 5. the partial bad day: a bulk overwrite, one later edit by hand, undone in place
@@ -94,7 +93,7 @@ export const demoCommand: Command = {
       const fixed = cells[0]!;
       await client.updateValue(fixed.id, { value: 'Offer sent' });
       say(`   …someone sets one row back by hand ("Offer sent"), and ${commandLine(['wbsync', 'rollback', '--module', board.id, '--to-snapshot', good, '--column', ROLLBACK_COLUMN])}:`);
-      const rolled = await rollback({ client, store, logger }, { moduleId: board.id, toSnapshot: good, columns: [ROLLBACK_COLUMN], attribution, pauseAutomations: true });
+      const rolled = await rollback({ client, store, logger, readLive: readModuleLive }, { moduleId: board.id, toSnapshot: good, columns: [ROLLBACK_COLUMN], attribution, pauseAutomations: true });
       say(`   put back ${rolled.writes.length} value(s) in place; kept ${rolled.conflicts.length} later edit(s) as conflicts:`);
       for (const c of rolled.conflicts) say(`     ${c.label}: now ${JSON.stringify(c.live)} (the import left ${JSON.stringify(c.after)}, the snapshot had ${JSON.stringify(c.base)})`);
       const undone = rolled.writes.length === cells.length - 1 && rolled.conflicts.length === 1;

@@ -3,9 +3,9 @@
 
 import { EXIT_CODES, WbsyncError } from '../../domain/errors.js';
 import type { ServiceClient } from '../../api/port.js';
-import { formatDiff } from '../../restore/diff-format.js';
-import { runDiff } from '../../restore/diff-scope.js';
-import { checkKinds } from '../../restore/rollback-selection.js';
+import { formatDiff, runDiff } from '../../restore/index.js';
+import { readModuleLive } from '../../sync/live-module.js';
+import { kindsFlag } from './rollback.js';
 import { intFlag, listFlag, stringFlag } from '../flag-values.js';
 import type { Command } from '../command.js';
 import { openClient, openDb } from '../open.js';
@@ -56,7 +56,7 @@ export const diffCommand: Command = {
     const restoredAs = stringFlag(flags, 'restored');
     if (moduleId && workspaceId) throw new WbsyncError('usage', '--module and --workspace exclude each other', { hint: "see 'wbsync diff --help'" });
     if (restoredAs && !moduleId) throw new WbsyncError('usage', '--restored needs --module', { hint: "see 'wbsync diff --help'" });
-    const kinds = checkKinds(stringFlag(flags, 'kinds')?.split(',').map((k) => k.trim()).filter(Boolean));
+    const kinds = kindsFlag(flags);
     const selection = { kinds, columns: listFlag(flags, 'column'), records: listFlag(flags, 'record'), collections: listFlag(flags, 'collection') };
     const narrowed = !!(kinds?.length || selection.columns.length || selection.records.length || selection.collections.length);
     if (narrowed && !moduleId) throw new WbsyncError('usage', '--column, --record, --collection and --kinds need --module', { hint: "see 'wbsync diff --help'" });
@@ -72,7 +72,7 @@ export const diffCommand: Command = {
     let client: ServiceClient | undefined;
     try {
       if (against === 'live') client = openClient(ctx);
-      const report = await runDiff({ client, store }, { snapshotId, moduleId, workspaceId, against, restoredAs, attribution: config.restore.attribution, ...(narrowed ? { selection } : {}) });
+      const report = await runDiff({ client, store, readLive: readModuleLive }, { snapshotId, moduleId, workspaceId, against, restoredAs, attribution: config.restore.attribution, ...(narrowed ? { selection } : {}) });
       if (ctx.json) ctx.emit({ ...report, equal: report.differences === 0 });
       else ctx.say(formatDiff(report));
       return report.differences === 0 ? EXIT_CODES.ok : EXIT_CODES.different;

@@ -1,7 +1,6 @@
 // What restore commands print: counts, the dry run's plan, what was not restored.
 
-import type { NotRestored } from '../../restore/plan-steps.js';
-import type { PlanSummary } from '../../restore/plan-steps.js';
+import type { NotRestored, PlanSummary } from '../../restore/index.js';
 
 export function countsLine(counts: Record<string, number>): string {
   const parts = Object.entries(counts)

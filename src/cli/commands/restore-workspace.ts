@@ -4,7 +4,7 @@
 import { readFileSync } from 'node:fs';
 import { z } from 'zod';
 import { WbsyncError } from '../../domain/errors.js';
-import { restoreWorkspace } from '../../restore/restore-workspace.js';
+import { restoreWorkspace } from '../../restore/index.js';
 import type { Command, CommandContext, FlagValues } from '../command.js';
 import { intFlag, stringFlag } from '../flag-values.js';
 import { runJournaledCommand, type TargetService } from '../open.js';

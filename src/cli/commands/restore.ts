@@ -2,8 +2,7 @@
 // in the database, so running the same command again resumes without creating anything twice.
 
 import { EXIT_CODES, WbsyncError } from '../../domain/errors.js';
-import { restoreModule } from '../../restore/restore-module.js';
-import { restoreRecords } from '../../restore/restore-records.js';
+import { restoreModule, restoreRecords } from '../../restore/index.js';
 import { intFlag, stringFlag } from '../flag-values.js';
 import type { Command } from '../command.js';
 import { openForRun, runJournaledCommand } from '../open.js';

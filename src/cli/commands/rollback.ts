@@ -3,12 +3,11 @@
 // restore journal (run the same command again to resume).
 
 import { EXIT_CODES, WbsyncError } from '../../domain/errors.js';
-import { rollback, type RollbackResult } from '../../restore/rollback.js';
-import type { FieldChange, RollbackKind } from '../../restore/rollback-plan.js';
+import { type FieldChange, rollback, ROLLBACK_KINDS, type RollbackKind, rollbackOfIncident, type RollbackResult, type RollbackTo } from '../../restore/index.js';
 import { intFlag, listFlag, stringFlag } from '../flag-values.js';
-import type { Command } from '../command.js';
+import type { Command, FlagValues } from '../command.js';
 import { runJournaledCommand } from '../open.js';
-import { rollbackOfIncident } from '../../restore/rollback-incident.js';
+import { readModuleLive } from '../../sync/live-module.js';
 
 const usageHint = { hint: "see 'wbsync rollback --help'" };
 const show = (v: unknown): string => (v === null || v === undefined ? '(empty)' : JSON.stringify(v).slice(0, 80));
@@ -44,6 +43,25 @@ function lines(r: RollbackResult): string[] {
   for (const w of r.warnings) out.push(`warning: ${w}`);
   if (!r.dryRun) out.push(`${r.requests} requests in ${(r.durationMs / 1000).toFixed(1)} s`);
   return out;
+}
+
+/** --to-snapshot N or --to TIME: exactly one. */
+function toFlags(flags: FlagValues): RollbackTo {
+  const toSnapshot = intFlag(flags, 'to-snapshot', 'rollback');
+  const toTime = stringFlag(flags, 'to');
+  if ((toSnapshot === undefined) === (toTime === undefined)) throw new WbsyncError('usage', 'rollback needs exactly one of --to-snapshot N or --to TIME');
+  if (toTime === undefined) return { toSnapshot: toSnapshot! };
+  if (!Number.isFinite(Date.parse(toTime))) throw new WbsyncError('usage', `--to wants a time (ISO 8601, e.g. 2026-11-24T09:00:00Z), got '${toTime}'`);
+  return { toTime };
+}
+
+/** --kinds K,... (rollback's and diff's): known kinds only, a usage error names the unknown one. */
+export function kindsFlag(flags: FlagValues): RollbackKind[] | undefined {
+  const kinds = stringFlag(flags, 'kinds')?.split(',').map((k) => k.trim()).filter(Boolean);
+  if (!kinds?.length) return undefined;
+  const unknown = kinds.find((k) => !(ROLLBACK_KINDS as readonly string[]).includes(k));
+  if (unknown !== undefined) throw new WbsyncError('usage', `--kinds: unknown kind '${unknown}'`, { hint: `kinds are ${ROLLBACK_KINDS.join(', ')}` });
+  return kinds as RollbackKind[];
 }
 
 export const rollbackCommand: Command = {
@@ -109,20 +127,23 @@ export const rollbackCommand: Command = {
     }
     const flagModule = stringFlag(flags, 'module');
     if (incident === undefined && !flagModule) throw new WbsyncError('usage', 'rollback needs --incident N, or --module ID', usageHint);
+    const to = incident === undefined ? toFlags(flags) : undefined;
     const between = listFlag(flags, 'changed-between');
     const changedBetween: [string, string] | undefined = between.length === 2 ? [between[0]!, between[1]!] : undefined;
-    const kinds = stringFlag(flags, 'kinds')?.split(',').map((k) => k.trim()).filter(Boolean) as RollbackKind[] | undefined;
+    if (changedBetween && !(Date.parse(changedBetween[0]) <= Date.parse(changedBetween[1]))) {
+      throw new WbsyncError('usage', `--changed-between wants two times, the earlier first (got ${changedBetween.join(' ')})`);
+    }
+    const kinds = kindsFlag(flags);
     const { config } = ctx.config();
     return runJournaledCommand(
       ctx,
       ({ client, store, onProgress }) => {
         const pinned = incident === undefined ? undefined : rollbackOfIncident(store.db, incident);
         return rollback(
-          { client, store, logger: ctx.logger() },
+          { client, store, logger: ctx.logger(), readLive: readModuleLive },
           {
             moduleId: pinned?.moduleId ?? flagModule!,
-            toSnapshot: pinned?.toSnapshot ?? intFlag(flags, 'to-snapshot', 'rollback'),
-            toTime: stringFlag(flags, 'to'),
+            ...(pinned ? { toSnapshot: pinned.toSnapshot } : to!),
             columns: pinned?.columns ?? listFlag(flags, 'column'),
             records: listFlag(flags, 'record'),
             collections: listFlag(flags, 'collection'),

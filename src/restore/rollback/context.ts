@@ -3,13 +3,12 @@
 // collects (writes, conflicts, steps per phase, what is not restored, live ids the journal maps onto
 // themselves, ids the run gives a new object). One planner per entity kind fills it, in order.
 
-import { pinnedVerdict } from '../rollback-damage.js';
+import { pinnedVerdict } from './damage.js';
 import type { Automation, BoardRecord, Cell } from '../../domain/entities.js';
-import { canon } from '../diff.js';
-import type { NotRestored, Phase, Step } from '../plan-steps.js';
-import type { FieldChange, RollbackSelection } from '../rollback-selection.js';
-import type { ModuleTree } from '../tree.js';
-import { selectionOf, type Selected } from './select.js';
+import { canon } from '../../domain/cell-change.js';
+import type { NotRestored, Phase, Step } from '../engine/plan-steps.js';
+import { selectionOf, type FieldChange, type RollbackSelection, type Selected } from './selection.js';
+import type { ModuleTree } from '../engine/tree.js';
 
 export type LiveKind = 'collection' | 'column' | 'record' | 'cell' | 'amendment';
 
@@ -44,7 +43,7 @@ export interface Repointed {
 }
 
 export interface RollbackPlanResult {
-  plan: import('../plan-steps.js').RestorePlan;
+  plan: import('../engine/plan-steps.js').RestorePlan;
   /** Every field the plan writes back (live → base). */
   writes: FieldChange[];
   /** Fields edited after the damage: left alone, or written too when forced. */

@@ -4,11 +4,11 @@
 // notes (plan-records.ts); records declared not restored take theirs along unlisted.
 
 import type { Amendment, Cell } from '../../domain/entities.js';
-import { threadOrder } from '../diff-match.js';
-import { attributionLine } from '../plan-content.js';
-import type { Step } from '../plan-steps.js';
-import { remappableCell } from '../remap.js';
-import type { FieldChange } from '../rollback-selection.js';
+import { attributionLine } from '../module/plan-content.js';
+import type { Step } from '../engine/plan-steps.js';
+import { remappableCell } from '../engine/remap.js';
+import { threadOrder } from '../engine/sibling-order.js';
+import type { FieldChange } from './selection.js';
 import { byId, cellsByKey, type PlanContext } from './context.js';
 import { restoreRecordsCommand } from './plan-records.js';
 

@@ -13,7 +13,7 @@
 
 import type { BoardRecord } from '../../domain/entities.js';
 import { commandLine } from '../../domain/shell-command.js';
-import { planContent, POSITION_UNSEEN } from '../plan-content.js';
+import { planContent, POSITION_UNSEEN } from '../module/plan-content.js';
 import type { PlanContext } from './context.js';
 
 const FIELDS = ['name', 'position', 'isCompleted', 'isArchived'] as const;

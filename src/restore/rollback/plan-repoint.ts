@@ -10,8 +10,8 @@
 // nothing.
 
 import type { Column } from '../../domain/entities.js';
-import type { ColumnThen, Step } from '../plan-steps.js';
-import { collectRefs } from '../remap.js';
+import type { ColumnThen, Step } from '../engine/plan-steps.js';
+import { collectRefs } from '../engine/remap.js';
 import type { PlanContext } from './context.js';
 import type { ColumnUpdates } from './plan-structure.js';
 

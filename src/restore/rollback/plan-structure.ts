@@ -4,8 +4,8 @@
 // is made after it. Field writes on a live column whose settings name something recreated are left
 // to the re-point planner, which makes them in the same write.
 
-import { columnThen, type ColumnThen } from '../plan-steps.js';
-import { collectRefs, remappable } from '../remap.js';
+import { columnThen, type ColumnThen } from '../engine/plan-steps.js';
+import { collectRefs, remappable } from '../engine/remap.js';
 import { byId, type PlanContext } from './context.js';
 
 export function planCollections(ctx: PlanContext): void {

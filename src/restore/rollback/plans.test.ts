@@ -1,8 +1,8 @@
 import { describe, expect, it } from 'vitest';
 import { cell, col, coll, mod, note, rec, recipe } from '../fixtures.test-helpers.js';
-import { allSteps, type Step } from '../plan-steps.js';
-import { planRollback, ROLLBACK_KINDS, type RollbackInput, type RollbackSelection } from '../rollback-plan.js';
-import type { ModuleTree } from '../tree.js';
+import { allSteps, type Step } from '../engine/plan-steps.js';
+import { planRollback, ROLLBACK_KINDS, type RollbackInput, type RollbackSelection } from './plan.js';
+import type { ModuleTree } from '../engine/tree.js';
 
 // A board with a parent and two sub-records (one archived), a relation column and a reference
 // going through it, and recipes naming a column and a collection.

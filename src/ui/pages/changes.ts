@@ -2,7 +2,7 @@
 // field (before → after), from the same pure comparison `wbsync diff --against M` uses. Only
 // modules with versions written or closed in between are read.
 
-import { canon, diffModuleTrees, type EntityDiff } from '../../restore/diff.js';
+import { canon, diffModuleTrees, type EntityDiff } from '../../restore/index.js';
 import { changeTrees } from '../change-trees.js';
 import { type ConsoleEnv, type Reply, when } from '../env.js';
 import { clip, html, type Html } from '../html.js';

@@ -1,7 +1,7 @@
 // The link between a module wbsync restored and its copy, both ways, from the restore journal:
 // "restored as …" on the deleted module, "restored from … (snapshot #N)" on the copy.
 
-import { moduleRestorePairs, type ModuleRestorePair } from '../../restore/journal.js';
+import { moduleRestorePairs, type ModuleRestorePair } from '../../restore/index.js';
 import { when, type ConsoleEnv } from '../env.js';
 import { clip, html, type Html } from '../html.js';
 

@@ -1,0 +1,30 @@
+// --pause-automations: API writes fire the workspace's recipes (observed), so a restore would set
+// them off on every record and cell it recreates. Active workspace-scope recipes are switched off
+// for the run and on again after it. The journal notes each one BEFORE it is paused, so a crash at
+// any point still ends with it re-activated by the resumed run.
+
+import type { ServiceClient } from '../../api/port.js';
+import type { Automation } from '../../domain/entities.js';
+import type { RunJournal } from './journal.js';
+
+/** Pauses the active workspace recipes; returns every recipe this run holds paused. */
+export async function pauseRecipes(client: ServiceClient, journal: RunJournal, workspaceId: string): Promise<string[]> {
+  return pauseRecipeList(client, journal, await client.listWorkspaceAutomations(workspaceId));
+}
+
+/** Pauses the active ones of `recipes` (rollback: the module's own and the workspace's). */
+export async function pauseRecipeList(client: ServiceClient, journal: RunJournal, recipes: Automation[]): Promise<string[]> {
+  for (const r of recipes.filter((x) => x.isActive)) {
+    journal.markPaused(r.id);
+    await client.updateAutomation(r.id, { isActive: false });
+  }
+  return journal.pausedAutomations().map((p) => p.id);
+}
+
+export async function reactivateRecipes(client: ServiceClient, journal: RunJournal): Promise<void> {
+  for (const p of journal.pausedAutomations()) {
+    if (p.state !== 'paused') continue;
+    await client.updateAutomation(p.id, { isActive: true });
+    journal.markReactivated(p.id);
+  }
+}

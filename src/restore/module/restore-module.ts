@@ -1,0 +1,154 @@
+// `restore module`: refusals first (reads only), then the plan, then — unless a dry run — the
+// journaled apply, with the workspace's recipes paused around it when asked.
+
+import type { Member } from '../../domain/entities.js';
+import { WbsyncError } from '../../domain/errors.js';
+import { applyPlan } from '../engine/apply.js';
+import { journaledRun, type RunOutcome } from '../engine/journaled-run.js';
+import { latestRun, restoredIdMap } from '../engine/journal.js';
+import { planRestore } from './plan.js';
+import { summarisePlan, type NotRestored } from '../engine/plan-steps.js';
+import { pauseRecipes } from '../engine/pause.js';
+import { chooseSnapshot, refuse, requireWritable, type RestoreDeps, type RunControls } from '../engine/preconditions.js';
+import { treeFromState } from '../engine/tree.js';
+
+export interface RestoreModuleOptions extends RunControls {
+  moduleId: string;
+  snapshotId?: number;
+  /** Restore into this workspace (default: the module's own). */
+  workspaceId?: string;
+  asCopy?: boolean;
+  pauseAutomations?: boolean;
+  dryRun?: boolean;
+}
+
+export interface RestoreModuleResult extends RunOutcome {
+  /** The new module's id (null on a dry run). */
+  moduleId: string | null;
+  sourceModuleId: string;
+  moduleName: string;
+  snapshot: number;
+  targetWorkspaceId: string;
+  /** A complete earlier run of the same command: nothing was done again. */
+  alreadyRestored: boolean;
+  /** Objects in the restored module, per entity. */
+  counts: Record<string, number>;
+  /** Objects this invocation created (less than counts when resuming). */
+  created: Record<string, number>;
+  foundByLookup: number;
+}
+
+function displayName(m: Member): string {
+  const full = [m.firstName, m.lastName].filter(Boolean).join(' ');
+  return full || m.email || m.userId;
+}
+
+export async function restoreModule(deps: RestoreDeps, opts: RestoreModuleOptions): Promise<RestoreModuleResult> {
+  const { client, store } = deps;
+  const started = Date.now();
+  const stats0 = client.stats().requests;
+  const snapshot = chooseSnapshot(store, 'module', opts.moduleId, opts.snapshotId);
+  const state = store.stateAt(snapshot)!;
+  const tree = treeFromState(state, opts.moduleId, store.db);
+  if (!tree) throw refuse(`snapshot ${snapshot} does not hold module ${opts.moduleId}`);
+  const sourceWs = tree.module.workspaceId;
+  const target = opts.workspaceId ?? sourceWs;
+  const runKey = JSON.stringify(['module', snapshot, opts.moduleId, target, opts.asCopy === true]);
+  const previous = latestRun(store.db, runKey);
+  const base = { sourceModuleId: opts.moduleId, moduleName: tree.module.name, snapshot, targetWorkspaceId: target, dryRun: opts.dryRun === true };
+
+  const members = await requireWritable(client, target);
+  const liveTarget = await client.listModules(target);
+  const liveSource = target === sourceWs ? liveTarget : await client.listModules(sourceWs).catch(() => []);
+  if (liveSource.some((m) => m.id === opts.moduleId) && !opts.asCopy) {
+    throw refuse(`module ${opts.moduleId} (${tree.module.name}) still exists`, 'give --as-copy to restore it as a new copy beside it');
+  }
+  if (previous?.status === 'complete' && previous.newModuleId && liveTarget.some((m) => m.id === previous.newModuleId)) {
+    const summary = previous.summary as { counts?: Record<string, number>; notRestored?: NotRestored[]; refused?: number };
+    return {
+      ...base,
+      moduleId: previous.newModuleId,
+      runId: previous.id,
+      resumed: false,
+      alreadyRestored: true,
+      counts: summary.counts ?? {},
+      created: {},
+      foundByLookup: 0,
+      notRestored: summary.notRestored ?? [],
+      refused: summary.refused ?? 0,
+      pausedAutomations: [],
+      requests: client.stats().requests - stats0,
+      durationMs: Date.now() - started,
+    };
+  }
+
+  const plan = planRestore({
+    tree,
+    targetWorkspaceId: target,
+    liveModuleIds: new Set(liveTarget.map((m) => m.id)),
+    restoredIds: restoredIdMap(store.db, new Set(liveTarget.map((m) => m.id))),
+    moduleNames: new Map(state.modules(sourceWs).map((m) => [m.id, m.name])),
+    memberIds: new Set(members.map((m) => m.userId)),
+    userNames: new Map(state.members(sourceWs).map((m) => [m.userId, displayName(m)])),
+    attribution: opts.attribution,
+  });
+  if (opts.dryRun) {
+    return {
+      ...base,
+      moduleId: null,
+      runId: null,
+      resumed: previous !== null && previous.status !== 'complete',
+      alreadyRestored: false,
+      counts: plan.counts,
+      created: {},
+      foundByLookup: 0,
+      notRestored: plan.notRestored,
+      refused: 0,
+      pausedAutomations: [],
+      plan: summarisePlan(plan),
+      requests: client.stats().requests - stats0,
+      durationMs: Date.now() - started,
+    };
+  }
+
+  return journaledRun(
+    deps,
+    { previous, settleMs: opts.settleMs, since: { at: started, requests: stats0 }, start: { kind: 'module', runKey, snapshotId: snapshot, sourceIds: [opts.moduleId], targetWorkspaceId: target, options: { asCopy: opts.asCopy === true, pauseAutomations: opts.pauseAutomations === true } } },
+    async ({ journal, run, resumed, settle }) => {
+      const paused = opts.pauseAutomations ? await pauseRecipes(client, journal, target) : [];
+      const res = await applyPlan(plan, {
+        client,
+        journal,
+        parallel: opts.parallel,
+        signal: opts.signal,
+        onProgress: opts.onProgress,
+        beforePhase: async (p) => {
+          if (p.name === 'automations') await settle();
+        },
+      });
+      if (!res.newModuleId) throw new WbsyncError('internal', 'restore finished without a module id');
+      const notRestored = [...plan.notRestored, ...res.refused];
+      const result: RestoreModuleResult = {
+        ...base,
+        moduleId: res.newModuleId,
+        runId: run.id,
+        resumed,
+        alreadyRestored: false,
+        counts: plan.counts,
+        created: res.created,
+        foundByLookup: res.foundByLookup,
+        notRestored,
+        refused: res.refused.length,
+        pausedAutomations: paused,
+        requests: 0,
+        durationMs: 0,
+      };
+      return result;
+    },
+    (result) => {
+      if (result.refused) deps.logger?.warn({ moduleId: result.moduleId, refused: result.refused }, 'module restored; the service refused some writes');
+      deps.logger?.info({ moduleId: result.moduleId, from: opts.moduleId, snapshot, requests: result.requests }, 'module restored');
+      return { counts: result.counts, created: result.created, notRestored: result.notRestored, refused: result.refused, requests: result.requests };
+    },
+  );
+}
