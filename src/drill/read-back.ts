@@ -35,6 +35,8 @@ export class BatchedReadBack {
 
   /** After a batch: settle the service's recipe runs, read the workspace, forget the batch. */
   async afterBatch(batch: BatchDone): Promise<void> {
+    // the last batch is read by the last pass: nothing would be gained by forgetting it first
+    if (batch.remaining === 0) return;
     const t0 = Date.now();
     try {
       await this.emulator.idle();

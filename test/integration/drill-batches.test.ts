@@ -61,13 +61,15 @@ describe.each(['spec', 'observed'] as Dialect[])('wbsync drill in batches (%s di
           expect(w.entities[e].compared, e).toBeGreaterThan(0);
           expect(w.entities[e].differing, e).toBe(0);
         }
-        // every restored module was forgotten exactly once, after it was read
+        // a restored module is forgotten at most once, after it was read; the last batch is read
+        // by the last pass instead
         const all = forgotten.flat();
         expect(new Set(all).size).toBe(all.length);
-        expect(all.length).toBe(w.entities.module.compared);
+        expect(all.length).toBeLessThan(w.entities.module.compared);
         if (seed === 'small') {
-          // three standalone modules: three batches, and the scratch never held more than one
-          expect(forgotten.length).toBe(3);
+          // three standalone modules: three batches, the first two forgotten once read, and the
+          // scratch never held more than one
+          expect(forgotten.length).toBe(2);
           const perModule = (w.entities.record.compared + w.entities.subrecord.compared) / 3;
           for (const n of held) expect(n).toBeLessThanOrEqual(Math.ceil(perModule * 1.5));
         }

@@ -14,6 +14,8 @@ export interface BatchDone {
   sourceModuleIds: string[];
   /** Their ids on the target (those the run created). */
   moduleIds: string[];
+  /** Batches still to come (0: this was the last; only the workspace's own recipes follow). */
+  remaining: number;
 }
 
 export async function applyInBatches(plan: BatchedWorkspacePlan, env: ApplyEnv, afterBatch?: (batch: BatchDone) => Promise<void>): Promise<ApplyResult> {
@@ -26,7 +28,7 @@ export async function applyInBatches(plan: BatchedWorkspacePlan, env: ApplyEnv, 
     return res;
   };
   let res = await run(plan.head.phases);
-  for (const batch of plan.batches) {
+  for (const [i, batch] of plan.batches.entries()) {
     const phases = plan.phasesOf(batch);
     res = await run(phases);
     // nothing names a cell: the batch's leave the journal's memory (its table keeps them)
@@ -34,7 +36,7 @@ export async function applyInBatches(plan: BatchedWorkspacePlan, env: ApplyEnv, 
     if (afterBatch) {
       const moduleIds = batch.moduleIds.map((id) => env.journal.newId(id)).filter((id): id is string => id !== undefined);
       const target = plan.head.targetWorkspaceId;
-      await afterBatch({ workspaceId: env.journal.newId(target) ?? target, sourceModuleIds: batch.moduleIds, moduleIds });
+      await afterBatch({ workspaceId: env.journal.newId(target) ?? target, sourceModuleIds: batch.moduleIds, moduleIds, remaining: plan.batches.length - 1 - i });
     }
   }
   if (plan.tail.length) res = await run(plan.tail);
