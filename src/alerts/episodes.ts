@@ -3,6 +3,7 @@
 // (alert_state), so a restarted daemon does not announce the same outage again.
 
 import type { AlertEventName } from '../config/schema.js';
+import { forgetAlertState, loadAlertState, saveAlertState } from '../store/ledgers/index.js';
 
 export interface EpisodeStore {
   load(key: string): EpisodeState | null;
@@ -76,12 +77,12 @@ export class AlertEpisodes {
 export function sqliteEpisodes(db: import('better-sqlite3').Database, now: () => string): EpisodeStore {
   return {
     load(key) {
-      const raw = db.prepare('SELECT state FROM alert_state WHERE key = ?').pluck().get(key) as string | undefined;
+      const raw = loadAlertState(db, key);
       return raw ? (JSON.parse(raw) as EpisodeState) : null;
     },
     save(key, state) {
-      if (state === null) db.prepare('DELETE FROM alert_state WHERE key = ?').run(key);
-      else db.prepare('INSERT INTO alert_state (key, state, updated_at) VALUES (?, ?, ?) ON CONFLICT (key) DO UPDATE SET state = excluded.state, updated_at = excluded.updated_at').run(key, JSON.stringify(state), now());
+      if (state === null) forgetAlertState(db, key);
+      else saveAlertState(db, key, JSON.stringify(state), now());
     },
   };
 }

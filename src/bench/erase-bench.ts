@@ -6,7 +6,7 @@
 
 import { copyFileSync, rmSync, statSync } from 'node:fs';
 import { join } from 'node:path';
-import { erase } from '../erase/erase.js';
+import { erase } from '../store/erasure/index.js';
 import { openStore } from '../store/index.js';
 import { ensureHistoryDb } from './reporting.js';
 

@@ -2,7 +2,7 @@
 // Input: a JSON argument {db, out, format}; output: one JSON line on stdout.
 
 import Database from 'better-sqlite3';
-import { exportFiles, type FileFormat } from '../store/export-files.js';
+import { exportFiles, type FileFormat } from '../store/export/index.js';
 
 const input = JSON.parse(process.argv[2] ?? '{}') as { db: string; out: string; format: FileFormat };
 const db = new Database(input.db, { readonly: true });

@@ -6,7 +6,7 @@
 
 import { copyFileSync, statSync } from 'node:fs';
 import type { Cell } from '../domain/entities.js';
-import { prune } from '../retention/prune.js';
+import { prune } from '../store/retention/index.js';
 import { openStore } from '../store/index.js';
 
 export interface PruneFigures {

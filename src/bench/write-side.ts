@@ -7,7 +7,7 @@ import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import Database from 'better-sqlite3';
-import { SPECS, UPSERT_ORDER, colList, toRow } from '../store/entity-specs.js';
+import { SPECS, UPSERT_ORDER, colList, toRow } from '../store/tables/index.js';
 import { MIGRATIONS, openStore, type Migration } from '../store/index.js';
 import { migrate } from '../store/migrate.js';
 import type { Upserts, WriteBatch } from '../store/port.js';

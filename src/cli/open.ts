@@ -2,7 +2,7 @@
 
 import path from 'node:path';
 import { createHttpClient } from '../api/http-client.js';
-import { waitForLock, type DbLock } from '../daemon/lock.js';
+import { waitForLock, type DbLock } from '../store/lock.js';
 import type { ServiceClient } from '../api/port.js';
 import { requireService } from '../config/load.js';
 import { EXIT_CODES, WbsyncError } from '../domain/errors.js';

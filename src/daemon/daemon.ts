@@ -1,11 +1,12 @@
 // `wbsync daemon` wired together: the locks, the store, the client, the health server and the
 // scheduler; runs until the signal aborts, then stops in order within the shutdown deadline.
-// Locks (lock.ts): the daemon lock for its whole life (one daemon per database), the write lock
+// Locks (store/lock.ts): the daemon lock for its whole life (one daemon per database), the write lock
 // only for each pass with its upkeep — so `wbsync sync`, prune, rollback, restore and erase take
 // their turn between passes instead of being refused, and a pass waits for them.
 
 import { createHttpClient } from '../api/http-client.js';
 import type { ServiceClient } from '../api/port.js';
+import { parseListen } from '../config/listen.js';
 import { requireService, type LoadedConfig } from '../config/load.js';
 import type { Logger } from '../config/logger.js';
 import path from 'node:path';
@@ -20,9 +21,9 @@ import { PassMetrics } from './daemon-metrics.js';
 import { readDbFigures, type DbFigures } from './db-figures.js';
 import { HealthState, REASON_AUTH } from './health-state.js';
 import { mountConsole } from './console-mount.js';
-import { parseListen, startHealthServer, type HealthServer } from './health-server.js';
+import { startHealthServer, type HealthServer } from './health-server.js';
 import type { WebConsole } from '../ui/console.js';
-import { acquireLock, waitForLock, type DbLock } from './lock.js';
+import { acquireLock, waitForLock, type DbLock } from '../store/lock.js';
 import { Notifier } from '../alerts/notifier.js';
 import { createOperations, type PassHooks } from './operations.js';
 import { createPassRunner } from './pass-runner.js';

@@ -4,8 +4,9 @@
 
 import type { Store } from '../store/port.js';
 import { commandLine } from '../domain/shell-command.js';
-import { listIncidents } from '../store/incidents.js';
-import { activeHolds } from '../retention/holds.js';
+import { listIncidents } from '../store/ledgers/index.js';
+import { REPORTING_VIEWS, newestActivityAt, viewRowCounts, workspaceIds as readWorkspaceIds } from '../store/read/index.js';
+import { activeHolds } from '../store/retention/index.js';
 
 /** A tripwire incident still open (no restore or rollback of its module since). */
 export interface OpenTripwire {
@@ -20,8 +21,6 @@ export interface OpenTripwire {
   pass: number;
   openedAt: string;
 }
-
-export const REPORTING_VIEWS = ['workspaces', 'members', 'modules', 'collections', 'columns', 'records', 'cells', 'amendments', 'automations', 'activity'] as const;
 
 export interface DbFigures {
   rows: Record<string, number>;
@@ -58,11 +57,10 @@ function parseTime(iso: string | null | undefined): number | null {
 
 /** @param inScope workspaces the daemon mirrors (others are left as they were, and age) */
 export function readDbFigures(store: Store, inScope: (workspaceId: string) => boolean = () => true): DbFigures {
-  const rows: Record<string, number> = {};
-  for (const v of REPORTING_VIEWS) rows[v] = store.db.prepare(`SELECT count(*) FROM "${v}"`).pluck().get() as number;
-  const newest = store.db.prepare('SELECT max(created_at) FROM activity').pluck().get() as string | null;
+  const rows = viewRowCounts(store.db, REPORTING_VIEWS);
+  const newest = newestActivityAt(store.db);
   const cursorsMs: Record<string, number> = {};
-  const workspaceIds = store.db.prepare('SELECT id FROM workspaces').pluck().all() as string[];
+  const workspaceIds = readWorkspaceIds(store.db);
   for (const id of workspaceIds) {
     const t = parseTime(store.getCursor(id)?.cursor);
     if (t !== null) cursorsMs[id] = t;

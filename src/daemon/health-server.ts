@@ -30,11 +30,6 @@ export interface HealthServer {
   close(): Promise<void>;
 }
 
-export function parseListen(listen: string): { host: string; port: number } {
-  const i = listen.lastIndexOf(':');
-  return { host: listen.slice(0, i), port: Number(listen.slice(i + 1)) };
-}
-
 function reply(res: ServerResponse, status: number, type: string, body: string, head: boolean): void {
   res.writeHead(status, { 'content-type': type, 'content-length': Buffer.byteLength(body), 'cache-control': 'no-store' });
   res.end(head ? undefined : body);

@@ -9,12 +9,12 @@ import type { Config } from '../config/schema.js';
 import type { Logger } from '../config/logger.js';
 import { objectStoreOf } from '../offsite/object-store.js';
 import { pruneCopies, pushCopy } from '../offsite/offsite.js';
-import { isEmptyPolicy } from '../retention/policy.js';
-import { prune } from '../retention/prune.js';
+import { isEmptyPolicy } from '../store/retention/index.js';
+import { prune } from '../store/retention/index.js';
 import type { Store } from '../store/port.js';
 import type { PassResult } from '../sync/pass.js';
 import { announceTripwire } from '../tripwire/announce.js';
-import { finishPendingErasures } from '../erase/erase.js';
+import { finishPendingErasures } from '../store/erasure/index.js';
 
 export interface PassHooks {
   passStarted(): void;

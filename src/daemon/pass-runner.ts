@@ -6,6 +6,7 @@ import type { ServiceClient } from '../api/port.js';
 import type { Logger } from '../config/logger.js';
 import { isWbsyncError } from '../domain/errors.js';
 import type { SnapshotInfo, Store } from '../store/port.js';
+import { newestSnapshotId as newestSnapshot } from '../store/read/index.js';
 import { runPass, type PassResult } from '../sync/pass.js';
 import type { PassMetrics } from './daemon-metrics.js';
 import type { HealthState, PassSummary } from './health-state.js';
@@ -48,7 +49,7 @@ function summaryOf(r: PassResult, finishedAtMs: number): PassSummary {
 }
 
 function newestSnapshotId(store: Store): number {
-  return (store.db.prepare('SELECT max(id) FROM snapshots').pluck().get() as number | null) ?? 0;
+  return newestSnapshot(store.db) ?? 0;
 }
 
 /** The snapshot a failed pass left, if it got as far as beginning one. */

@@ -1,5 +1,5 @@
 // One counting of cell changes, for everything that reports them: the diff and the console's
-// what-changed page (through restore/diff/trees.ts) and the tripwire (store/change-counts.ts). A cell is
+// what-changed page (through restore/diff/trees.ts) and the tripwire (store/read/change-counts.ts). A cell is
 // (record, column): added when only the later side has it, removed when only the earlier one does,
 // changed when the values differ as data (JSON compared by content, not by text or key order). A
 // write that leaves the same value is no change.

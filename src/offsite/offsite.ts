@@ -8,9 +8,9 @@ import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
 import { pipeline } from 'node:stream/promises';
-import Database from 'better-sqlite3';
 import { WbsyncError } from '../domain/errors.js';
-import { applyPolicy, isEmptyPolicy, type RetentionPolicy } from '../retention/policy.js';
+import { applyPolicy, isEmptyPolicy, type RetentionPolicy } from '../store/retention/index.js';
+import { checkCopy, copyRowCounts } from '../store/export/index.js';
 import type { Store } from '../store/port.js';
 import { Digest, decryptStream, encryptStream } from './age-stream.js';
 import { readText, type ObjectStore } from './object-store.js';
@@ -60,13 +60,7 @@ export async function pushCopy(store: Store, objects: ObjectStore, settings: { p
   return withScratch(async (dir) => {
     const file = path.join(dir, 'copy.db');
     await store.exportTo(file, latest);
-    const counts: Record<string, number> = {};
-    const copy = new Database(file, { readonly: true });
-    try {
-      for (const v of COUNTED) counts[v] = copy.prepare(`SELECT count(*) FROM ${v}`).pluck().get() as number;
-    } finally {
-      copy.close();
-    }
+    const counts = copyRowCounts(file, COUNTED);
     const plainBytes = fs.statSync(file).size;
     const base = `${settings.prefix}copies/${String(latest).padStart(8, '0')}-${stamp(info.finishedAt ?? info.startedAt)}-${randomBytes(3).toString('hex')}`;
     const object = `${base}.wbsync.db.age`;
@@ -127,24 +121,13 @@ export async function fetchCopy(objects: ObjectStore, prefix: string, opts: { sn
     const plain = await decryptStream(body, opts.identities);
     await pipeline(plain, fs.createWriteStream(tmp, { mode: 0o600, flags: 'wx' }));
     if (digest.hex() !== m.sha256) throw new WbsyncError('storage', `offsite copy ${m.object} does not match its manifest (SHA-256 ${digest.hex()}, manifest ${m.sha256})`, { hint: 'the object was altered or damaged: fetch an older copy (--snapshot)' });
-    checkDatabase(tmp);
+    checkCopy(tmp, 'the decrypted copy');
     fs.renameSync(tmp, target);
     return m;
   } catch (e) {
     fs.rmSync(tmp, { force: true });
     if (e instanceof WbsyncError) throw e;
     throw new WbsyncError('storage', `offsite copy ${m.object} could not be read back: ${(e as Error).message}`, { hint: 'an altered object fails age authentication: fetch an older copy (--snapshot)', cause: e });
-  }
-}
-
-function checkDatabase(file: string): void {
-  const db = new Database(file, { readonly: true, fileMustExist: true });
-  try {
-    const check = db.pragma('integrity_check', { simple: true });
-    if (check !== 'ok') throw new WbsyncError('storage', `the decrypted copy fails SQLite's check: ${String(check)}`);
-    db.prepare('SELECT count(*) FROM snapshot_runs').get();
-  } finally {
-    db.close();
   }
 }
 

@@ -5,7 +5,7 @@
 // the engine: plan steps, the journal, what every command checks first, a module as one value
 export type { NotRestored, PlanSummary } from './engine/plan-steps.js';
 export { summarisePlan } from './engine/plan-steps.js';
-export { idMapOf, moduleRestorePairs, restoredIdMap, type ModuleRestorePair } from './engine/journal.js';
+export { idMapOf, moduleRestorePairs, restoredIdMap, type ModuleRestorePair } from '../store/ledgers/index.js';
 export { refuse, type RestoreDeps } from './engine/preconditions.js';
 export { translateIds } from './engine/remap.js';
 export { readGrantsLive, treeFromLive, treeFromState, type LiveModuleReader, type ModuleTree } from './engine/tree.js';

@@ -2,4 +2,4 @@
 export { openStore, type OpenStoreOptions } from './open.js';
 export type * from './port.js';
 export { MIGRATIONS, type Migration } from './migrations/index.js';
-export { SEARCH_TABLE } from './fts.js';
+export { SEARCH_TABLE } from './tables/fts.js';

@@ -2,8 +2,7 @@
 // per-workspace activity cursors, and reads of the state as of any snapshot.
 // All SQL lives behind this interface (src/store/*).
 
-import type { ModuleChanges } from './change-counts.js';
-import type { ExportedFile, FileFormat } from './export-files.js';
+import type { ExportedFile, FileFormat } from './export/export-files.js';
 import type {
   Activity,
   Amendment,
@@ -173,6 +172,50 @@ export interface VerifyReport {
   /** Worth showing, not failures (e.g. a snapshot still running in a live process). */
   warnings?: VerifyProblem[];
   checks: string[];
+}
+
+// What changed in one module between two snapshots (changeCounts; the tripwire's input; counted
+// in read/change-counts.ts).
+export interface Actor {
+  /** A user id, or `automation:<id>`. */
+  id: string;
+  name: string;
+  rows: number;
+}
+
+/** An actor's feed rows on one column's cells: how many, first and last. */
+export interface Writer extends Actor {
+  from: string;
+  to: string;
+}
+
+export interface ColumnChange {
+  columnId: string;
+  name: string;
+  /** Cells of the column at the earlier snapshot. */
+  before: number;
+  added: number;
+  changed: number;
+  removed: number;
+  deleted: boolean;
+  /** Who wrote the column's cells in between, per the feed, most rows first. */
+  writers: Writer[];
+}
+
+export interface ModuleChanges {
+  workspaceId: string;
+  moduleId: string;
+  moduleName: string;
+  moduleGone: boolean;
+  records: { before: number; removed: number };
+  amendments: { before: number; deleted: number };
+  columns: ColumnChange[];
+  collectionsDeleted: { id: string; name: string }[];
+  /** Who wrote to the module in between, per the activity feed, most rows first (for a deleted
+   * module: who deleted it). */
+  actors: Writer[];
+  /** Changes left out because wbsync made them (a restore or rollback in between). */
+  ownWrites: number;
 }
 
 export interface Store {

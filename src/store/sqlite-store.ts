@@ -4,21 +4,21 @@ import type Database from 'better-sqlite3';
 import type { Clock } from '../domain/clock.js';
 import type { BoardRecord } from '../domain/entities.js';
 import { WbsyncError } from '../domain/errors.js';
-import { InlineBatchWriter, type BatchWriter } from './batch-writer.js';
-import { changeCounts, type ModuleChanges } from './change-counts.js';
-import { Cursors } from './cursors.js';
-import { SPECS, colList, fromRow } from './entity-specs.js';
-import { exportCopy } from './export.js';
-import { exportFiles, type ExportedFile, type FileFormat } from './export-files.js';
+import { InlineBatchWriter, type BatchWriter } from './write/batch-writer.js';
+import { changeCounts, type ModuleChanges } from './read/change-counts.js';
+import { Cursors } from './write/cursors.js';
+import { SPECS, colList, fromRow } from './tables/entity-specs.js';
+import { exportCopy } from './export/export.js';
+import { exportFiles, type ExportedFile, type FileFormat } from './export/export-files.js';
 import { Mutex } from './mutex.js';
 import type {
   ApplyResult, Cursor, SnapshotInfo, SnapshotKind, SnapshotStatus, StateReader, Store, VerifiedPart, VerifyReport, WriteBatch,
 } from './port.js';
-import { Snapshots } from './snapshots.js';
-import { SqliteStateReader } from './state-reader.js';
+import { Snapshots } from './write/snapshots.js';
+import { SqliteStateReader } from './read/state-reader.js';
 import { withStorageErrors } from './storage-error.js';
-import { verifyDatabase } from './verify.js';
-import { ThreadBatchWriter } from './writer-thread.js';
+import { verifyDatabase } from './read/verify.js';
+import { ThreadBatchWriter } from './write/writer-thread.js';
 
 export class SqliteStore implements Store {
   private readonly mutex = new Mutex();

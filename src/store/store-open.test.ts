@@ -2,7 +2,7 @@ import fs from 'node:fs';
 import path from 'node:path';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { ManualClock } from '../domain/clock.js';
-import { SPECS } from './entity-specs.js';
+import { SPECS } from './tables/entity-specs.js';
 import { makeTempDir, makeWorkspace } from './fixtures.js';
 import { MIGRATIONS } from './migrations/index.js';
 import { openStore } from './open.js';

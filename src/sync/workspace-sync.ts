@@ -5,8 +5,8 @@
 import type { Activity, Workspace } from '../domain/entities.js';
 import { WbsyncError } from '../domain/errors.js';
 import type { GoneMark, Listing, StateReader, WriteBatch } from '../store/port.js';
-import { deletionsNamed } from '../store/cursors.js';
-import { restoredSources } from '../store/own-writes.js';
+import { deletionsNamed } from '../store/write/index.js';
+import { restoredSources } from '../store/read/index.js';
 import { tailActivity, type TailResult } from './activity-tail.js';
 import { readWholeFeed } from './feed-read.js';
 import { ACCEPT_LOSS_HINT, lossOf, type PassEnv, type WorkspaceOutcome } from './pass-env.js';

@@ -4,10 +4,10 @@
 // workspace whose everything vanished at once), and mark incidents a restore or rollback answered
 // as recovered. Returns what to announce; the caller logs and alerts.
 
-import type Database from 'better-sqlite3';
 import { commandLine } from '../domain/shell-command.js';
-import { holdSnapshot } from '../retention/holds.js';
-import { getIncident, markRecovered, openIncidentFor, recordIncident, recoveriesDue, type Incident } from '../store/incidents.js';
+import { holdSnapshot } from '../store/retention/index.js';
+import { getIncident, markRecovered, openIncidentFor, recordIncident, recoveriesDue, type Incident } from '../store/ledgers/index.js';
+import { completeSnapshotBefore } from '../store/read/index.js';
 import type { Store } from '../store/port.js';
 import type { HeldLoss, PassResult } from '../sync/pass.js';
 import { evaluateTripwire, undoArgv, type Finding, type TripwireThresholds } from './evaluate.js';
@@ -30,11 +30,6 @@ export interface TripwireOutcome {
   recovered: Recovery[];
   /** The snapshot compared against (null: no complete snapshot before this pass). */
   before: number | null;
-}
-
-/** The newest complete snapshot before `id` that no prune forgot. */
-export function snapshotBefore(db: Database.Database, id: number): number | null {
-  return db.prepare(`SELECT max(id) FROM snapshot_runs WHERE status = 'complete' AND id < ? AND id NOT IN (SELECT snapshot_id FROM snapshot_forgets)`).pluck().get(id) as number | null;
 }
 
 const tripped = (incident: Incident): Tripped => ({ incident, undo: incident.undo ? commandLine(incident.undo) : null, undoArgv: incident.undo });
@@ -75,7 +70,7 @@ export function checkPass(store: Store, r: PassResult, t: TripwireThresholds & {
       out.recovered.push({ incident: getIncident(db, open.id)!, runId: null, how: 'the service lists it again' });
     }
   }
-  const before = snapshotBefore(db, r.snapshot);
+  const before = completeSnapshotBefore(db, r.snapshot);
   out.before = before;
   if (before === null) return out;
   const findings: Finding[] = [];

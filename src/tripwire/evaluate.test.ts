@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import type { ColumnChange, ModuleChanges, Writer } from '../store/change-counts.js';
+import type { ColumnChange, ModuleChanges, Writer } from '../store/read/index.js';
 import { blame, evaluateTripwire, undoArgv, undoLine, type TripwireThresholds } from './evaluate.js';
 
 const T: TripwireThresholds = { recordsPercent: 20, minRecords: 10, cellsPercent: 30, minCells: 20, amendmentsPercent: 20, minAmendments: 10 };

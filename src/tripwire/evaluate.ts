@@ -5,7 +5,7 @@
 // it (`wbsync rollback --incident N`), so the command itself carries nothing the service supplied.
 
 import { commandLine } from '../domain/shell-command.js';
-import type { Actor, ModuleChanges, Writer } from '../store/change-counts.js';
+import type { Actor, ModuleChanges, Writer } from '../store/read/index.js';
 
 export interface TripwireThresholds {
   recordsPercent: number;

@@ -5,7 +5,7 @@
 // comparison (diffModuleTrees, as `wbsync diff --against M`) gives the same entries as over the
 // whole module, at the cost of what changed rather than of the module's size.
 
-import type { ChangedModule, ConsoleReads } from '../store/console-reads.js';
+import type { ChangedModule, ConsoleReads } from '../store/read/index.js';
 import type { StateReader } from '../store/port.js';
 import type { ModuleTree } from '../restore/index.js';
 

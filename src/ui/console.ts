@@ -5,7 +5,7 @@
 import type { IncomingMessage, ServerResponse } from 'node:http';
 import type { Config } from '../config/schema.js';
 import type { Logger } from '../config/logger.js';
-import { ConsoleReads } from '../store/console-reads.js';
+import { ConsoleReads } from '../store/read/index.js';
 import { openStore } from '../store/index.js';
 import type { ConsoleEnv, LiveStatus, Reply, ScheduleView } from './env.js';
 import { html, type Html } from './html.js';

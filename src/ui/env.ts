@@ -2,7 +2,7 @@
 // configuration, the clock and (under the daemon) its live health. Plus small shared helpers.
 
 import type { Config } from '../config/schema.js';
-import type { ConsoleReads } from '../store/console-reads.js';
+import type { ConsoleReads } from '../store/read/index.js';
 import type { SnapshotInfo, StateReader, Store } from '../store/port.js';
 import { html, type Html } from './html.js';
 import { NotFound, intParam } from './params.js';

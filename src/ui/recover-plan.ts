@@ -9,7 +9,7 @@
 import { commandLine } from '../domain/shell-command.js';
 import type { Member } from '../domain/entities.js';
 import { type FieldChange, type NotRestored, planRestore, planRollback, type PlanSummary, restoredIdMap, ROLLBACK_KINDS, summarisePlan, treeFromState } from '../restore/index.js';
-import { readModuleContent, readModuleWindow, withContent } from '../store/module-window.js';
+import { readModuleContent, readModuleWindow, withContent } from '../store/read/index.js';
 import type { Store } from '../store/port.js';
 
 export type RecoverScope = 'module' | 'rollback';

@@ -8,7 +8,7 @@ import fs from 'node:fs';
 import { createRequire } from 'node:module';
 import path from 'node:path';
 import { afterEach, describe, expect, it } from 'vitest';
-import { erase } from '../../src/erase/erase.js';
+import { erase } from '../../src/store/erasure/index.js';
 import { openStore } from '../../src/store/index.js';
 import { requireBuild } from '../helpers/fault-kit.js';
 import { makeHarness, type Harness } from '../helpers/harness.js';
@@ -53,7 +53,7 @@ describe('erase killed half-way', () => {
     fs.writeFileSync(
       script,
       `import Database from ${JSON.stringify(createRequire(import.meta.url).resolve('better-sqlite3'))};
-       import { erase } from ${JSON.stringify(path.resolve('dist/erase/erase.js'))};
+       import { erase } from ${JSON.stringify(path.resolve('dist/store/erasure/erase.js'))};
        const db = new Database(process.argv[2]);
        db.pragma('busy_timeout = 5000'); db.pragma('foreign_keys = ON');
        const run = db.transaction;

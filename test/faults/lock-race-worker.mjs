@@ -1,11 +1,11 @@
 // A racer for lock-race.test.ts: on each "go <file>" line from stdin it tries once to take the
-// database's write lock (dist/daemon/lock.js, the code the CLI runs). While it holds the lock it
+// database's write lock (dist/store/lock.js, the code the CLI runs). While it holds the lock it
 // creates <db>.holding exclusively: if that file already exists, another process holds the lock
 // at the same moment — a double holder, reported as "double". Then it lets go and says "done".
 import { closeSync, openSync, rmSync } from 'node:fs';
 import { createInterface } from 'node:readline';
 
-const { acquireLock } = await import(new URL('../../dist/daemon/lock.js', import.meta.url).href);
+const { acquireLock } = await import(new URL('../../dist/store/lock.js', import.meta.url).href);
 const rl = createInterface({ input: process.stdin });
 process.stdout.write('ready\n');
 for await (const line of rl) {

@@ -7,7 +7,7 @@ import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import Database from 'better-sqlite3';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { REPORTING_QUERIES } from '../../src/cli/reporting-queries.js';
+import { REPORTING_QUERIES } from '../../src/store/read/index.js';
 import { COMMANDS } from '../../src/cli/registry.js';
 import { docsText } from '../helpers/docs.js';
 import { tempDir, runCliCaptured } from '../helpers/harness.js';

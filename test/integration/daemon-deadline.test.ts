@@ -7,7 +7,7 @@ import { afterAll, expect, it } from 'vitest';
 import { ConfigSchema } from '../../src/config/schema.js';
 import { createLogger } from '../../src/config/logger.js';
 import { runDaemon } from '../../src/daemon/daemon.js';
-import { isLockHeld } from '../../src/daemon/lock.js';
+import { isLockHeld } from '../../src/store/lock.js';
 import { startEmulator } from '../../src/emulator/index.js';
 import { tempDir } from '../helpers/harness.js';
 

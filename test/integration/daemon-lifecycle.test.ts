@@ -6,7 +6,7 @@ import { existsSync } from 'node:fs';
 import { join } from 'node:path';
 import Database from 'better-sqlite3';
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
-import { isLockHeld } from '../../src/daemon/lock.js';
+import { isLockHeld } from '../../src/store/lock.js';
 import { startEmulator } from '../../src/emulator/index.js';
 import type { RunningEmulator } from '../../src/emulator/types.js';
 import { expectedViews } from '../helpers/expected-views.js';

@@ -6,7 +6,7 @@ import { createHash } from 'node:crypto';
 import { existsSync, readdirSync, readFileSync } from 'node:fs';
 import { afterEach, describe, expect, it } from 'vitest';
 import { runDrill, type DrillReport } from '../../src/drill/drill.js';
-import { erase } from '../../src/erase/erase.js';
+import { erase } from '../../src/store/erasure/index.js';
 import type { Dialect } from '../../src/emulator/types.js';
 import { makeHarness, silentLogger, tempDir, type Harness } from '../helpers/harness.js';
 

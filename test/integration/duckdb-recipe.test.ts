@@ -10,7 +10,7 @@ import { join } from 'node:path';
 import { DuckDBInstance, type DuckDBConnection } from '@duckdb/node-api';
 import Database from 'better-sqlite3';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { REPORTING_QUERIES } from '../../src/cli/reporting-queries.js';
+import { REPORTING_QUERIES } from '../../src/store/read/index.js';
 import { startEmulator } from '../../src/emulator/index.js';
 import type { RunningEmulator } from '../../src/emulator/types.js';
 import { docsText } from '../helpers/docs.js';

@@ -8,7 +8,7 @@ import { Notifier } from '../../src/alerts/notifier.js';
 import { ConfigSchema } from '../../src/config/schema.js';
 import { createOperations } from '../../src/daemon/operations.js';
 import type { Dialect } from '../../src/emulator/types.js';
-import { erase } from '../../src/erase/erase.js';
+import { erase } from '../../src/store/erasure/index.js';
 import { makeHarness, silentLogger, type Harness } from '../helpers/harness.js';
 
 /** The file and its WAL as raw bytes, searched for a string. */

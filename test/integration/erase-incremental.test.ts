@@ -4,7 +4,7 @@
 
 import { afterEach, describe, expect, it } from 'vitest';
 import type { Dialect } from '../../src/emulator/types.js';
-import { erase } from '../../src/erase/erase.js';
+import { erase } from '../../src/store/erasure/index.js';
 import { makeHarness, type Harness } from '../helpers/harness.js';
 import { foundIn } from '../helpers/erase-kit.js';
 import { VIEWS, Writer, prng, syncBoth, viewDiff } from '../helpers/random-writes.js';

@@ -16,7 +16,7 @@
 
 import { afterEach, describe, expect, it } from 'vitest';
 import type { Store } from '../../src/store/port.js';
-import { searchRows } from '../../src/store/fts.js';
+import { searchRows } from '../../src/store/tables/index.js';
 import { makeHarness, makeTargetHarness, view, type Harness, type LooseDump } from '../helpers/harness.js';
 import { LIVE_SUBSTITUTES, LiveService } from '../helpers/live-service.js';
 import { VIEWS, Writer, prng, syncBoth, viewDiff } from '../helpers/random-writes.js';

@@ -11,7 +11,7 @@ import { pipeline } from 'node:stream/promises';
 import * as age from 'age-encryption';
 import S3rver from 's3rver';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { REPORTING_QUERIES } from '../../src/cli/reporting-queries.js';
+import { REPORTING_QUERIES } from '../../src/store/read/index.js';
 import { createS3Store, type ObjectStore } from '../../src/offsite/object-store.js';
 import { fetchCopy, listCopies, pruneCopies, pushCopy, verifyCopies } from '../../src/offsite/offsite.js';
 import { openStore } from '../../src/store/index.js';

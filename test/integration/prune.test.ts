@@ -11,8 +11,8 @@ import { createRequire } from 'node:module';
 import path from 'node:path';
 import { afterEach, describe, expect, it } from 'vitest';
 import type { Dialect } from '../../src/emulator/types.js';
-import { holdSnapshot } from '../../src/retention/holds.js';
-import { prune } from '../../src/retention/prune.js';
+import { holdSnapshot } from '../../src/store/retention/index.js';
+import { prune } from '../../src/store/retention/index.js';
 import { runDiff } from '../../src/restore/index.js';
 import { openStore } from '../../src/store/index.js';
 import type { Store } from '../../src/store/port.js';
@@ -175,7 +175,7 @@ describe('prune killed half-way', () => {
 
     // a child process prunes one entity per transaction and reports each; it is killed mid-way
     const script = path.join(h.dir, 'prune-child.mjs');
-    const dist = path.resolve('dist/retention/prune.js');
+    const dist = path.resolve('dist/store/retention/prune.js');
     fs.writeFileSync(
       script,
       `import Database from ${JSON.stringify(createRequire(import.meta.url).resolve('better-sqlite3'))};

@@ -8,9 +8,9 @@ import { existsSync, readdirSync, statSync } from 'node:fs';
 import { join } from 'node:path';
 import Database from 'better-sqlite3';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { REPORTING_QUERIES } from '../../src/cli/reporting-queries.js';
+import { REPORTING_QUERIES } from '../../src/store/read/index.js';
 import { runCli } from '../../src/cli/run.js';
-import { VIEW_SOURCES } from '../../src/store/view-sources.js';
+import { VIEW_SOURCES } from '../../src/store/export/index.js';
 import { tempDir } from '../helpers/harness.js';
 
 async function cli(argv: string[]): Promise<{ code: number; out: string; err: string }> {

@@ -6,7 +6,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { runCli } from '../../src/cli/run.js';
 import type { Dialect } from '../../src/emulator/types.js';
 import { diffModuleTrees, treeFromState } from '../../src/restore/index.js';
-import { ConsoleReads } from '../../src/store/console-reads.js';
+import { ConsoleReads } from '../../src/store/read/index.js';
 import { changeTrees } from '../../src/ui/change-trees.js';
 import { checkListen, isLoopback } from '../../src/ui/security.js';
 import { HOSTILE_RECORD, IMG_PAYLOAD, RENAMED, buildConsoleDb, serveConsole, writeTokenFile, type ConsoleDb, type ServedConsole } from '../helpers/ui-kit.js';

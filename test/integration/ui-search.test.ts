@@ -5,8 +5,8 @@
 import { afterEach, describe, expect, it } from 'vitest';
 import { createLogger } from '../../src/config/logger.js';
 import type { Dialect } from '../../src/emulator/types.js';
-import { searchRows } from '../../src/store/fts.js';
-import { ConsoleReads, SearchTextError } from '../../src/store/console-reads.js';
+import { searchRows } from '../../src/store/tables/index.js';
+import { ConsoleReads, SearchTextError } from '../../src/store/read/index.js';
 import { scheduleView } from '../../src/daemon/console-schedule.js';
 import { createConsole } from '../../src/ui/console.js';
 import { startConsoleServer } from '../../src/ui/server.js';

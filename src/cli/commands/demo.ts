@@ -13,7 +13,7 @@ import { openStore } from '../../store/index.js';
 import { runPass } from '../../sync/pass.js';
 import { readModuleLive } from '../../sync/live-module.js';
 import type { Command } from '../command.js';
-import { REPORTING_QUERIES } from '../reporting-queries.js';
+import { REPORTING_QUERIES, REPORTING_VIEWS, runReportingQuery, viewRowCounts } from '../../store/read/index.js';
 import { commandLine } from '../../domain/shell-command.js';
 
 export const DEMO_DB = './demo/wbsync.db';
@@ -56,16 +56,13 @@ export const demoCommand: Command = {
       say(`wbsync demo — the emulator is serving a demo workspace at ${emu.baseUrl}`);
       const pass = await runPass({ client, store, logger }, { full: true });
       say(`\n1. Full sync into ${dbPath} (snapshot ${pass.snapshot}, ${pass.requests} requests, ${pass.durationMs} ms)`);
-      const mirrored: Record<string, number> = {};
-      for (const v of ['workspaces', 'members', 'modules', 'collections', 'columns', 'records', 'cells', 'amendments', 'automations', 'activity']) {
-        mirrored[v] = store.db.prepare(`SELECT COUNT(*) FROM ${v}`).pluck().get() as number;
-      }
+      const mirrored = viewRowCounts(store.db, REPORTING_VIEWS);
       say(`   mirrored: ${Object.entries(mirrored).map(([k, n]) => `${n} ${k}`).join(', ')}`);
 
       say('\n2. Reporting queries (plain SQL over the views; all five in docs/reporting.md)');
       const answers: Record<string, Record<string, unknown>[]> = {};
       for (const q of REPORTING_QUERIES.slice(0, 3)) {
-        answers[q.title] = store.db.prepare(q.sql).all() as Record<string, unknown>[];
+        answers[q.title] = runReportingQuery(store.db, q.sql);
         say(`\n   ${q.title}:\n${table(answers[q.title])}`);
       }
 

@@ -2,11 +2,11 @@
 // ledger that restores and syncs honour; `--lift ID` takes an entry off the ledger.
 
 import { EXIT_CODES, WbsyncError } from '../../domain/errors.js';
-import { checkTargets, erase, type EraseResult } from '../../erase/erase.js';
+import { checkTargets, erase, type EraseResult } from '../../store/erasure/index.js';
 import { copiesHoldingErased, replaceCopies, type CopyRef, type ReplaceResult } from '../../erase/offsite-copies.js';
-import type { Target } from '../../erase/selection.js';
+import type { Target } from '../../store/erasure/index.js';
 import { objectStoreOf } from '../../offsite/object-store.js';
-import { liftErasure, listErasures } from '../../store/erasure-ledger.js';
+import { liftErasure, listErasures } from '../../store/erasure/index.js';
 import { listFlag, stringFlag } from '../flag-values.js';
 import type { Command, CommandContext } from '../command.js';
 import { lockForWrite, openDb } from '../open.js';

@@ -2,8 +2,8 @@
 // keep, without changing what any kept snapshot shows; `--dry-run` lists exactly what would go.
 
 import { WbsyncError } from '../../domain/errors.js';
-import { isEmptyPolicy, type RetentionPolicy } from '../../retention/policy.js';
-import { prune, type PruneResult } from '../../retention/prune.js';
+import { isEmptyPolicy, type RetentionPolicy } from '../../store/retention/index.js';
+import { prune, type PruneResult } from '../../store/retention/index.js';
 import { intFlag, stringFlag } from '../flag-values.js';
 import type { Command } from '../command.js';
 import { lockForWrite, openDb } from '../open.js';

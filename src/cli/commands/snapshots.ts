@@ -1,6 +1,6 @@
 // `wbsync snapshots`: the list of snapshots with their status, counts and re-verification.
 
-import { activeHolds, releaseHold, type Hold } from '../../retention/holds.js';
+import { activeHolds, releaseHold, type Hold } from '../../store/retention/index.js';
 import type { SnapshotInfo } from '../../store/port.js';
 import { intFlag } from '../flag-values.js';
 import type { Command } from '../command.js';

@@ -1,8 +1,8 @@
 // `wbsync ui`: the read-only web console over a database, without a daemon (the daemon serves the
 // same pages under /ui/ on daemon.listen).
 
+import { parseListen } from '../../config/listen.js';
 import { scheduleView } from '../../daemon/console-schedule.js';
-import { parseListen } from '../../daemon/health-server.js';
 import { EXIT_CODES, WbsyncError } from '../../domain/errors.js';
 import { createConsole } from '../../ui/console.js';
 import { readConsoleSecrets } from '../../ui/secrets.js';

@@ -7,7 +7,7 @@
 import { commandLine } from '../../domain/shell-command.js';
 import { WbsyncError } from '../../domain/errors.js';
 import type { Store } from '../../store/port.js';
-import { restoredAs, restoredFrom } from '../engine/journal.js';
+import { restoredAs, restoredFrom } from '../../store/ledgers/index.js';
 
 export interface DiffPairing {
   /** The module to read from the snapshot. */

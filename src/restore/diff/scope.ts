@@ -11,7 +11,7 @@ import type { StateReader, Store } from '../../store/port.js';
 import { canon, diffModuleTrees, type DiffOptions, type EntityDiff, type ModuleDiff } from './trees.js';
 import { filterEntries, type DiffSelection } from './filter.js';
 import { pairRestoredModule } from './pairing.js';
-import { restoredIdMap, restoredModules, rolledBackIdMap } from '../engine/journal.js';
+import { restoredIdMap, restoredModules, rolledBackIdMap } from '../../store/ledgers/index.js';
 import { columnIdsOf, type RollbackKind } from '../rollback/selection.js';
 import { readGrantsLive, treeFromLive, treeFromState, type LiveModuleReader, type ModuleTree } from '../engine/tree.js';
 

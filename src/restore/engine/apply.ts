@@ -13,7 +13,7 @@ import PQueue from 'p-queue';
 import type { ServiceClient } from '../../api/port.js';
 import { WbsyncError, isWbsyncError } from '../../domain/errors.js';
 import { applierFor, type Created, type StepContext } from './appliers/index.js';
-import type { RunJournal } from './journal.js';
+import type { RunJournal } from '../../store/ledgers/index.js';
 import type { NotRestored, Phase, RestorePlan, Step } from './plan-steps.js';
 
 export interface ApplyEnv {

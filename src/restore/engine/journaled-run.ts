@@ -7,7 +7,7 @@
 import type { ServiceClient } from '../../api/port.js';
 import type { Logger } from '../../config/logger.js';
 import type { Store } from '../../store/port.js';
-import { RunJournal, startRun, type NewRun, type RestoreRun } from './journal.js';
+import { RunJournal, startRun, type NewRun, type RestoreRun } from '../../store/ledgers/index.js';
 import { reactivateRecipes } from './pause.js';
 import type { NotRestored, PlanSummary } from './plan-steps.js';
 

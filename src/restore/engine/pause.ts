@@ -5,7 +5,7 @@
 
 import type { ServiceClient } from '../../api/port.js';
 import type { Automation } from '../../domain/entities.js';
-import type { RunJournal } from './journal.js';
+import type { RunJournal } from '../../store/ledgers/index.js';
 
 /** Pauses the active workspace recipes; returns every recipe this run holds paused. */
 export async function pauseRecipes(client: ServiceClient, journal: RunJournal, workspaceId: string): Promise<string[]> {

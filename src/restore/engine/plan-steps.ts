@@ -4,9 +4,11 @@
 
 import type { AutomationInput, CreateColumnInput, UpdateColumnInput, UpdateRecordInput } from '../../api/port.js';
 import type { Column, Tag } from '../../domain/entities.js';
+import type { CreateKind, NotRestored } from '../../store/ledgers/index.js';
 import type { Remappable } from './remap.js';
 
-export type CreateKind = 'workspace' | 'module' | 'collection' | 'column' | 'record' | 'subrecord' | 'cell' | 'amendment' | 'automation';
+/** What the journal records of a plan: the kinds of what it creates, what it could not restore. */
+export type { CreateKind, NotRestored } from '../../store/ledgers/index.js';
 
 interface Base {
   /** Unique in the plan; the journal marks steps done by it. */
@@ -128,17 +130,6 @@ export function columnThen(c: Column): ColumnThen {
 export interface Phase {
   name: string;
   steps: Step[];
-}
-
-export interface NotRestored {
-  entity: string;
-  id: string;
-  label: string;
-  reason: string;
-  /** The value the service refused (a cell's encoded value), when there is one. */
-  value?: string;
-  /** Set when the service refused the write during the run (HTTP status), not known beforehand. */
-  status?: number;
 }
 
 export interface RestorePlan {

@@ -6,7 +6,7 @@ import type { Amendment, Automation, BoardRecord, Cell, Collection, Column, Memb
 import { isWbsyncError } from '../../domain/errors.js';
 import type { ServiceClient } from '../../api/port.js';
 import type Database from 'better-sqlite3';
-import { erasedIn, erasedSet } from '../../store/erasure-ledger.js';
+import { erasedIn, erasedSet } from '../../store/erasure/index.js';
 import type { StateReader } from '../../store/port.js';
 import type { NotRestored } from './plan-steps.js';
 import { commandLine } from '../../domain/shell-command.js';

@@ -5,7 +5,7 @@ import type { Member } from '../../domain/entities.js';
 import { WbsyncError } from '../../domain/errors.js';
 import { applyPlan } from '../engine/apply.js';
 import { journaledRun, type RunOutcome } from '../engine/journaled-run.js';
-import { latestRun, restoredIdMap } from '../engine/journal.js';
+import { latestRun, restoredIdMap, type RestoreRun } from '../../store/ledgers/index.js';
 import { planRestore } from './plan.js';
 import { summarisePlan, type NotRestored } from '../engine/plan-steps.js';
 import { pauseRecipes } from '../engine/pause.js';
@@ -43,6 +43,24 @@ function displayName(m: Member): string {
   return full || m.email || m.userId;
 }
 
+/** A complete earlier run of the same command whose module is still live: nothing is done again,
+ * the result is that run's. */
+function alreadyRestored(previous: RestoreRun, moduleId: string): Omit<RestoreModuleResult, 'sourceModuleId' | 'moduleName' | 'snapshot' | 'targetWorkspaceId' | 'dryRun' | 'requests' | 'durationMs'> {
+  const summary = previous.summary as { counts?: Record<string, number>; notRestored?: NotRestored[]; refused?: number };
+  return {
+    moduleId,
+    runId: previous.id,
+    resumed: false,
+    alreadyRestored: true,
+    counts: summary.counts ?? {},
+    created: {},
+    foundByLookup: 0,
+    notRestored: summary.notRestored ?? [],
+    refused: summary.refused ?? 0,
+    pausedAutomations: [],
+  };
+}
+
 export async function restoreModule(deps: RestoreDeps, opts: RestoreModuleOptions): Promise<RestoreModuleResult> {
   const { client, store } = deps;
   const started = Date.now();
@@ -64,22 +82,7 @@ export async function restoreModule(deps: RestoreDeps, opts: RestoreModuleOption
     throw refuse(`module ${opts.moduleId} (${tree.module.name}) still exists`, 'give --as-copy to restore it as a new copy beside it');
   }
   if (previous?.status === 'complete' && previous.newModuleId && liveTarget.some((m) => m.id === previous.newModuleId)) {
-    const summary = previous.summary as { counts?: Record<string, number>; notRestored?: NotRestored[]; refused?: number };
-    return {
-      ...base,
-      moduleId: previous.newModuleId,
-      runId: previous.id,
-      resumed: false,
-      alreadyRestored: true,
-      counts: summary.counts ?? {},
-      created: {},
-      foundByLookup: 0,
-      notRestored: summary.notRestored ?? [],
-      refused: summary.refused ?? 0,
-      pausedAutomations: [],
-      requests: client.stats().requests - stats0,
-      durationMs: Date.now() - started,
-    };
+    return { ...base, ...alreadyRestored(previous, previous.newModuleId), requests: client.stats().requests - stats0, durationMs: Date.now() - started };
   }
 
   const plan = planRestore({

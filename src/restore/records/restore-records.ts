@@ -7,10 +7,10 @@
 import type { ServiceClient } from '../../api/port.js';
 import type { BoardRecord } from '../../domain/entities.js';
 import { isWbsyncError } from '../../domain/errors.js';
-import { erasedRecords } from '../../store/erasure-ledger.js';
+import { erasedRecords } from '../../store/erasure/index.js';
 import type { Store } from '../../store/port.js';
 import { applyPlan } from '../engine/apply.js';
-import { RunJournal, latestRun, startRun } from '../engine/journal.js';
+import { RunJournal, latestRun, startRun } from '../../store/ledgers/index.js';
 import { planContent } from '../module/plan-content.js';
 import { targetModules } from '../engine/remap.js';
 import { summarisePlan, type NotRestored, type Phase, type PlanSummary, type RestorePlan } from '../engine/plan-steps.js';

@@ -6,7 +6,7 @@
 import type Database from 'better-sqlite3';
 import { commandLine } from '../../domain/shell-command.js';
 import { WbsyncError } from '../../domain/errors.js';
-import { getIncident, listIncidents } from '../../store/incidents.js';
+import { getIncident, listIncidents } from '../../store/ledgers/index.js';
 import type { DamagePin } from './damage.js';
 import type { RollbackKind } from './selection.js';
 

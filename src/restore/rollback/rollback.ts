@@ -8,7 +8,7 @@ import { WbsyncError, isWbsyncError } from '../../domain/errors.js';
 import type { StateReader } from '../../store/port.js';
 import { applyPlan } from '../engine/apply.js';
 import { journaledRun, type RunOutcome } from '../engine/journaled-run.js';
-import { latestRun } from '../engine/journal.js';
+import { latestRun } from '../../store/ledgers/index.js';
 import { pauseRecipeList } from '../engine/pause.js';
 import type { Step } from '../engine/plan-steps.js';
 import { summarisePlan } from '../engine/plan-steps.js';

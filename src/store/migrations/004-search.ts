@@ -1,7 +1,7 @@
 // Full-text search: the FTS5 table `search` over record names and amendment messages.
 //   SELECT kind, entity_id, record_id, module_id, snippet(search, 4, '[', ']', '…', 10)
 //   FROM search WHERE search MATCH 'invoice' ORDER BY rank;
-// It holds the newest version of each live record/amendment (maintained by src/store/fts.ts as
+// It holds the newest version of each live record/amendment (maintained by src/store/tables/fts.ts as
 // versions are written and closed); join the `records`/`amendments` views for the reporting state.
 import type { Migration } from './types.js';
 

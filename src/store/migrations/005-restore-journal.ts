@@ -1,4 +1,4 @@
-// The restore journal (owned by src/restore/engine/journal.ts): one row per restore run, the id map
+// The restore journal (owned by src/store/ledgers/restore-journal.ts): one row per restore run, the id map
 // written as each object is created, steps finished, and recipes paused for the run. A row of
 // restore_ids with new_id NULL is a create in flight: on resume it is looked up before any retry.
 import type { Migration } from './types.js';

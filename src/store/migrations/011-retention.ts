@@ -1,4 +1,4 @@
-// Retention bookkeeping (owned by src/retention/ and src/alerts/): snapshots held from pruning (a
+// Retention bookkeeping (owned by store/retention/ and store/ledgers/): snapshots held from pruning (a
 // tripwire holds the last snapshot before mass changes), snapshots forgotten (written first, so a
 // prune killed half-way is finished by the next one; never shown again; their rows stay as the
 // anchors the surviving versions' intervals name), and the alert episodes already announced (an

@@ -1,12 +1,12 @@
 import path from 'node:path';
 import Database from 'better-sqlite3';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
-import { REPORTING_QUERIES } from '../../cli/reporting-queries.js';
+import { REPORTING_QUERIES } from '../read/reporting-queries.js';
 import { makeCell, makeColumn, makeMember, makeModule, makeRecord, makeTempDir, makeWorkspace } from '../fixtures.js';
 import { migrate } from '../migrate.js';
 import { openStore } from '../open.js';
 import type { Store } from '../port.js';
-import { VIEW_SOURCES } from '../view-sources.js';
+import { VIEW_SOURCES } from '../export/view-sources.js';
 import { MIGRATIONS } from './index.js';
 
 const plan = (db: Database.Database, sql: string): string[] =>

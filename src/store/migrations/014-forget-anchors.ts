@@ -1,5 +1,5 @@
 // Forgotten snapshots stay, hidden, as the anchors the surviving versions' intervals name (see
-// src/retention/prune.ts): snapshot_forgets keeps them for good and says when the deletion of the
+// src/store/retention/prune.ts): snapshot_forgets keeps them for good and says when the deletion of the
 // versions only they saw finished (NULL: a prune killed half-way; the next one finishes it).
 import type { Migration } from './types.js';
 

@@ -1,4 +1,4 @@
-// The erasure ledger (owned by src/store/erasure-ledger.ts; written by src/erase/): what was erased
+// The erasure ledger (owned by store/erasure/erasure-ledger.ts; written by erase.ts there): what was erased
 // — a person, a record, a module — by id, when and why, never the erased content. erased_ids lists
 // every entity id an erasure removed (a record's sub-records, amendments...) with the module and
 // workspace it lived in, so restores can say what they skip and syncs can refuse to store it again.

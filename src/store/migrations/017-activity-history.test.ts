@@ -2,7 +2,7 @@ import { readFileSync } from 'node:fs';
 import path from 'node:path';
 import Database from 'better-sqlite3';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
-import { HISTORY_QUERIES } from '../../cli/reporting-queries.js';
+import { HISTORY_QUERIES } from '../read/reporting-queries.js';
 import { makeActivity, makeColumn, makeMember, makeModule, makeRecord, makeTempDir, makeWorkspace } from '../fixtures.js';
 import { migrate } from '../migrate.js';
 import { openStore } from '../open.js';

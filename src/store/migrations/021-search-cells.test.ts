@@ -1,6 +1,6 @@
 import path from 'node:path';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
-import { cellSearchText, searchRows } from '../fts.js';
+import { cellSearchText, searchRows } from '../tables/fts.js';
 import { makeCell, makeColumn, makeModule, makeRecord, makeTempDir, makeWorkspace, makeAmendment } from '../fixtures.js';
 import { openStore } from '../open.js';
 import type { Store } from '../port.js';

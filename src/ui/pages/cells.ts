@@ -1,6 +1,6 @@
 // How a cell's value reads on a page: strings as they are, JSON values compact, long ones clipped.
 import type { Cell, Column } from '../../domain/entities.js';
-import type { ConsoleReads } from '../../store/console-reads.js';
+import type { ConsoleReads } from '../../store/read/index.js';
 import type { StateReader } from '../../store/port.js';
 import { clip, html, type Html } from '../html.js';
 

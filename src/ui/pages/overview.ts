@@ -1,9 +1,9 @@
 // Overview: is the backup healthy — last and next pass, freshness, alerts, held snapshots, the
 // database's size — and two pictures: what each pass changed and what it cost in requests.
 
-import { activeHolds } from '../../retention/holds.js';
+import { activeHolds } from '../../store/retention/index.js';
 import { commandLine } from '../../domain/shell-command.js';
-import { listIncidents, type Incident } from '../../store/incidents.js';
+import { listIncidents, type Incident } from '../../store/ledgers/index.js';
 import type { SnapshotInfo } from '../../store/port.js';
 import { barChart, lineChart, type PassPoint } from '../charts.js';
 import { ago, bytes, statusPill, when, type ConsoleEnv, type Reply } from '../env.js';

@@ -9,7 +9,7 @@ import { previewRecover, type RecoverPreview } from '../recover-plan.js';
 import { cellText } from './cells.js';
 import { allRestorePairs, restoreLinksHtml, restoreLinksOf } from './restore-links.js';
 import { commandLine } from '../../domain/shell-command.js';
-import { listIncidents } from '../../store/incidents.js';
+import { listIncidents } from '../../store/ledgers/index.js';
 
 /** An open tripwire on this module: its pinned undo comes first (it keeps every other write). */
 function incidentNote(env: ConsoleEnv, moduleId: string): Html | string {

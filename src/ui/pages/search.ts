@@ -6,7 +6,7 @@ import type { ConsoleEnv, Reply } from '../env.js';
 import { clip, html } from '../html.js';
 import { page } from '../layout.js';
 import { BadRequest, intParam, textParam } from '../params.js';
-import { SearchTextError, type SearchHit } from '../../store/console-reads.js';
+import { SearchTextError, type SearchHit } from '../../store/read/index.js';
 
 const LIMIT = 100;
 

@@ -1,6 +1,6 @@
 // Snapshots: every pass with its kind, status, time, counts and hold, and a form to compare any two.
 
-import { activeHolds } from '../../retention/holds.js';
+import { activeHolds } from '../../store/retention/index.js';
 import type { SnapshotInfo } from '../../store/port.js';
 import { statusPill, when, type ConsoleEnv, type Reply } from '../env.js';
 import { html, type Html } from '../html.js';

@@ -1,0 +1,119 @@
+import { describe, expect, it } from 'vitest';
+import { canonicalJson, contentHash } from '../../domain/canonical-json.js';
+import type { EntityKind } from '../../domain/entities.js';
+import { SPECS, toRow } from './entity-specs.js';
+import { makeActivity, makeCell, makeMember, makeRecord } from '../fixtures.js';
+import { encodeRow, hashable } from './row-encoding.js';
+
+/** A deterministic pseudo-random JSON value: nested objects, arrays, hostile keys and strings. */
+function randomJson(seed: number, depth = 0): unknown {
+  let s = seed;
+  const next = (): number => (s = (s * 1103515245 + 12345) % 2 ** 31) / 2 ** 31;
+  const strings = ['', 'plain', 'quote " and \\ slash', '😀 emoji', '\u202eRTL', 'a\u0000nul', "'; DROP TABLE x;--", '{"looks":"json"}'];
+  const keys = ['b', 'a', '__proto__', 'constructor', 'Z', 'ä', '10', '2', 'raw', 'user'];
+  const pick = <T>(xs: T[]): T => xs[Math.floor(next() * xs.length)]!;
+  const kind = depth > 2 ? Math.floor(next() * 4) : Math.floor(next() * 6);
+  switch (kind) {
+    case 0:
+      return pick(strings);
+    case 1:
+      return next() < 0.5 ? Math.round(next() * 1e6) / 100 : -0;
+    case 2:
+      return next() < 0.5 ? null : next() < 0.5;
+    case 3:
+      return undefined;
+    case 4:
+      return Array.from({ length: Math.floor(next() * 4) }, (_, i) => randomJson(seed * 31 + i, depth + 1));
+    default: {
+      // JSON.parse makes "__proto__" an own key; so must we
+      const text = `{${Array.from({ length: Math.floor(next() * 5) }, () => `${JSON.stringify(pick(keys))}:0`).join(',')}}`;
+      const obj = JSON.parse(text) as Record<string, unknown>;
+      Object.keys(obj).forEach((k, i) => Object.defineProperty(obj, k, { value: randomJson(seed * 17 + i, depth + 1), enumerable: true, writable: true, configurable: true }));
+      return obj;
+    }
+  }
+}
+
+/** The written-out definition every stored hash was made with (before the native fast path). */
+function referenceCanonical(value: unknown): string {
+  if (value === null || typeof value !== 'object') return JSON.stringify(value) ?? 'null';
+  if (Array.isArray(value)) return `[${value.map(referenceCanonical).join(',')}]`;
+  const obj = value as Record<string, unknown>;
+  const keys = Object.keys(obj).sort().filter((k) => obj[k] !== undefined);
+  return `{${keys.map((k) => `${JSON.stringify(k)}:${referenceCanonical(obj[k])}`).join(',')}}`;
+}
+
+/** `v` rebuilt with every object's keys in sorted order (what the service usually sends). */
+function sortedClone(v: unknown): unknown {
+  if (Array.isArray(v)) return v.map(sortedClone);
+  if (v === null || typeof v !== 'object') return v;
+  const out = Object.create(null) as Record<string, unknown>;
+  for (const k of Object.keys(v).sort()) out[k] = sortedClone((v as Record<string, unknown>)[k]);
+  return Object.setPrototypeOf(out, Object.prototype) as unknown;
+}
+
+const kinds: Array<[EntityKind, (i: number) => object]> = [
+  ['activity', (i) => makeActivity(`a${i}`, 'w1', { raw: { _id: `a${i}`, canRevert: i % 2 === 0, revertBlocker: i % 3 ? null : 'later write', extra: randomJson(i) } })],
+  ['member', (i) => makeMember('w1', `u${i}`, { raw: { user: { _id: `u${i}`, presence: i % 2 ? 'online' : 'away', nested: randomJson(i) }, z: randomJson(i + 1) } })],
+  ['record', (i) => makeRecord(`r${i}`, 'm1', 'c1', { raw: { _id: `r${i}`, z: randomJson(i), a: randomJson(i + 3) } })],
+  ['cell', (i) => makeCell(`c${i}`, 'r1', 'k1', { value: 'v', raw: { _id: `c${i}`, column: randomJson(i + 7), value: randomJson(i) } })],
+];
+
+describe('row encoding', () => {
+  it('canonicalJson sorts keys at every depth, drops undefined members and keeps hostile keys as keys', () => {
+    const obj = JSON.parse('{"b":1,"__proto__":{"y":2,"x":[3,{"d":4,"c":5}]},"a":"\\u0000"}') as Record<string, unknown>;
+    obj.u = undefined;
+    expect(canonicalJson(obj)).toBe('{"__proto__":{"x":[3,{"c":5,"d":4}],"y":2},"a":"\\u0000","b":1}');
+    expect(canonicalJson([undefined, NaN, 'x'])).toBe('[null,null,"x"]');
+    expect(({} as Record<string, unknown>).y).toBeUndefined();
+  });
+
+  it('canonicalJson gives the written-out definition\'s text for sorted and unsorted input alike (the native fast path included)', () => {
+    for (let i = 0; i < 2000; i++) {
+      const v = randomJson(i);
+      expect(canonicalJson(v), `seed ${i}`).toBe(referenceCanonical(v));
+      expect(canonicalJson(sortedClone(v)), `seed ${i} sorted`).toBe(referenceCanonical(v));
+    }
+    // what the fast path must not take natively: toJSON, non-plain objects, functions, integer-like keys
+    const odd: unknown[] = [
+      { a: 1, toJSON: () => 'x' }, { d: new Date(0) }, { m: new Map([[1, 2]]) }, { f: () => 1, g: 2 }, JSON.parse('{"10":1,"2":2}'),
+      [1, undefined, () => 1], JSON.parse('{"__proto__":{"b":1,"a":2},"z":[{"y":1,"x":2}]}'),
+    ];
+    for (const v of odd) expect(canonicalJson(v)).toBe(referenceCanonical(v));
+  });
+
+  it.each(kinds)('hashes %s rows exactly as the stored hashes were made (canonical JSON of hashable)', (kind, make) => {
+    for (let i = 0; i < 300; i++) {
+      const entity = make(i);
+      const enc = encodeRow(kind, SPECS[kind], entity);
+      expect(enc.hash).toBe(contentHash(hashable(kind, entity)));
+      // the stored raw is the same object, keys sorted
+      const rawAt = SPECS[kind].fields.findIndex((f) => f.prop === 'raw');
+      expect(JSON.parse(enc.values[rawAt] as string)).toEqual(JSON.parse(JSON.stringify((entity as { raw: unknown }).raw)));
+      expect(enc.values[rawAt]).toBe(canonicalJson((entity as { raw: unknown }).raw));
+      // every other column is what toRow makes
+      const plain = toRow(SPECS[kind], entity);
+      expect(enc.values.filter((_, j) => j !== rawAt)).toEqual(plain.filter((_, j) => j !== rawAt));
+    }
+  });
+
+  it('leaves read-time fields out of the hash but keeps them in the stored raw', () => {
+    const a = makeActivity('a1', 'w1', { raw: { _id: 'a1', canRevert: true, revertBlocker: null } });
+    const b = makeActivity('a1', 'w1', { raw: { _id: 'a1', canRevert: false, revertBlocker: 'blocked by a later write' } });
+    const ea = encodeRow('activity', SPECS.activity, a);
+    const eb = encodeRow('activity', SPECS.activity, b);
+    expect(ea.hash).toBe(eb.hash);
+    expect(ea.values.at(-1)).toBe('{"_id":"a1","canRevert":true,"revertBlocker":null}');
+    const m1 = makeMember('w1', 'u1', { raw: { user: { _id: 'u1', presence: 'online' } } });
+    const m2 = makeMember('w1', 'u1', { raw: { user: { _id: 'u1', presence: 'away' } } });
+    expect(encodeRow('member', SPECS.member, m1).hash).toBe(encodeRow('member', SPECS.member, m2).hash);
+    const m3 = makeMember('w1', 'u1', { raw: { user: { _id: 'u1', presence: 'away', email: 'new@example.com' } } });
+    expect(encodeRow('member', SPECS.member, m3).hash).not.toBe(encodeRow('member', SPECS.member, m2).hash);
+  });
+
+  it('does not depend on the order the service sent the keys in', () => {
+    const a = makeRecord('r1', 'm1', 'c1', { raw: JSON.parse('{"_id":"r1","name":"x","meta":{"b":1,"a":2}}') as Record<string, unknown> });
+    const b = makeRecord('r1', 'm1', 'c1', { raw: JSON.parse('{"meta":{"a":2,"b":1},"name":"x","_id":"r1"}') as Record<string, unknown> });
+    expect(encodeRow('record', SPECS.record, a)).toEqual(encodeRow('record', SPECS.record, b));
+  });
+});

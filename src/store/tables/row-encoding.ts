@@ -1,0 +1,99 @@
+// One entity → its row values and its content hash, serialising its raw object once.
+//
+// The hash is sha256 of canonicalJson(hashable(kind, entity)) — the definition every stored hash
+// was made with, so databases written before keep matching. The raw column stores the canonical
+// text too (keys sorted: the same object, in a stable order), so the raw object, usually most of
+// the row, is serialised once for both instead of twice (it dominated a large pass's CPU).
+import type { EntityKind } from '../../domain/entities.js';
+import { canonicalJson, isCanonical, sha256Hex, sortedKeys } from '../../domain/canonical-json.js';
+import { toRow, type EntitySpec, type SqlValue } from './entity-specs.js';
+
+/**
+ * Fields the service computes when it answers rather than stores: an activity row's `canRevert` and
+ * `revertBlocker` (they flip when later writes block a revert) and a member's live `presence`.
+ * A change in them alone is not a new version; otherwise a full pass, which re-reads every row,
+ * would record history an incremental pass (which reads each row once) never sees.
+ */
+interface ReadTimeRule {
+  top: readonly string[];
+  user?: readonly string[];
+}
+
+const READ_TIME_FIELDS: Partial<Record<EntityKind, ReadTimeRule>> = {
+  activity: { top: ['canRevert', 'revertBlocker'] },
+  member: { top: [], user: ['presence'] },
+};
+
+const isPlainObject = (v: unknown): v is Record<string, unknown> => v !== null && typeof v === 'object' && !Array.isArray(v);
+
+function without(obj: unknown, drop: readonly string[]): unknown {
+  if (!isPlainObject(obj)) return obj;
+  // fromEntries defines own properties, so a hostile "__proto__" key stays a plain key
+  return Object.fromEntries(Object.entries(obj).filter(([k]) => !drop.includes(k)));
+}
+
+/** The reference definition of what the hash covers (the entity, read-time fields left out). */
+export function hashable(kind: EntityKind, entity: object): object {
+  const rule = READ_TIME_FIELDS[kind];
+  const raw = (entity as { raw?: unknown }).raw;
+  if (!rule || raw === null || typeof raw !== 'object') return entity;
+  let trimmed = without(raw, rule.top) as Record<string, unknown>;
+  if (rule.user && trimmed.user && typeof trimmed.user === 'object') {
+    trimmed = Object.fromEntries(Object.entries(trimmed).map(([k, v]) => [k, k === 'user' ? without(v, rule.user!) : v]));
+  }
+  return { ...entity, raw: trimmed };
+}
+
+/** Canonical text of `raw` as stored, and as hashed (read-time fields left out), sharing the work. */
+function rawTexts(raw: unknown, rule: ReadTimeRule | undefined): { stored: string; hashed: string } {
+  if (!rule || !isPlainObject(raw)) {
+    const text = canonicalJson(raw);
+    return { stored: text, hashed: text };
+  }
+  if (isCanonical(raw)) return { stored: JSON.stringify(raw), hashed: JSON.stringify(leftOut(raw, rule)) };
+  let stored = '{';
+  let hashed = '{';
+  for (const k of sortedKeys(raw)) {
+    const v = raw[k];
+    if (v === undefined) continue;
+    const name = JSON.stringify(k);
+    const piece = `${name}:${canonicalJson(v)}`;
+    stored += `${stored.length > 1 ? ',' : ''}${piece}`;
+    if (rule.top.includes(k)) continue;
+    const kept = k === 'user' && rule.user && v !== null && typeof v === 'object' ? `${name}:${canonicalJson(without(v, rule.user))}` : piece;
+    hashed += `${hashed.length > 1 ? ',' : ''}${kept}`;
+  }
+  return { stored: `${stored}}`, hashed: `${hashed}}` };
+}
+
+/** `raw` (canonical already) without its read-time fields, for JSON.stringify: a null-prototype
+ * copy, so a "__proto__" key is copied as a plain key, in the same (sorted) order. */
+function leftOut(raw: Record<string, unknown>, rule: ReadTimeRule): object {
+  const out = Object.create(null) as Record<string, unknown>;
+  for (const k of Object.keys(raw)) {
+    if (rule.top.includes(k)) continue;
+    const v = raw[k];
+    out[k] = k === 'user' && rule.user && isPlainObject(v) ? leftOut(v, { top: rule.user }) : v;
+  }
+  return out;
+}
+
+export interface EncodedRow {
+  values: SqlValue[];
+  hash: string;
+}
+
+export function encodeRow(kind: EntityKind, spec: EntitySpec, entity: object): EncodedRow {
+  const e = entity as Record<string, unknown>;
+  const raw = rawTexts(e.raw, READ_TIME_FIELDS[kind]);
+  // canonicalJson(hashable(kind, entity)), with the raw text already made
+  let text = '{';
+  let first = true;
+  for (const k of sortedKeys(e)) {
+    const v = e[k];
+    if (v === undefined) continue;
+    text += `${first ? '' : ','}${JSON.stringify(k)}:${k === 'raw' ? raw.hashed : canonicalJson(v)}`;
+    first = false;
+  }
+  return { values: toRow(spec, entity, e.raw === undefined || e.raw === null ? undefined : raw.stored), hash: sha256Hex(`${text}}`) };
+}
