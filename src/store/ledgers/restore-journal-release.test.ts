@@ -5,8 +5,8 @@ import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterEach, describe, expect, it } from 'vitest';
-import { openStore } from '../../store/index.js';
-import { idMapOf, RunJournal, startRun } from './journal.js';
+import { openStore } from '../index.js';
+import { idMapOf, RunJournal, startRun } from './restore-journal.js';
 
 describe('RunJournal.release', () => {
   const dir = mkdtempSync(join(tmpdir(), 'wbsync-journal-'));
