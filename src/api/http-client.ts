@@ -12,6 +12,7 @@ import { isPlainObject, ownField, parseJsonBody, unwrapList, validate } from './
 import type { ActivityPage, ActivityQuery, CallOptions, Health, ServiceClient } from './port.js';
 import { scrubError } from './redact.js';
 import { errorFromResponse } from './response-errors.js';
+import { withGate, type RequestGate } from './gate.js';
 import { withQueue } from './queue.js';
 import { withRetry, type RetryInfo } from './retry.js';
 import * as s from './schemas.js';
@@ -43,6 +44,8 @@ export interface HttpClientOptions {
   logger?: Logger;
   /** Injected for tests: the jitter source (default Math.random). */
   random?: () => number;
+  /** A shared budget each request waits on before it goes out (fleet workers; gate.ts). */
+  gate?: RequestGate;
 }
 
 export const HTTP_DEFAULTS = {
@@ -68,7 +71,7 @@ export function createHttpClient(opts: HttpClientOptions): ServiceClient {
     stats,
     connections: Math.max(1, concurrency),
   });
-  const queued = withQueue(transport, concurrency);
+  const queued = withQueue(opts.gate ? withGate(transport, opts.gate) : transport, concurrency);
   const healthRequest = (signal?: AbortSignal): ApiRequest => ({ method: 'GET', template: '/', api: false, signal });
   const stack = withRetry(queued, {
     retries: opts.retries ?? HTTP_DEFAULTS.retries,

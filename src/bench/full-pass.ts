@@ -25,6 +25,7 @@ export function judge(f: Figures, concurrency: number, minimum: number, latencyM
     cellsPerSec: Math.round(((f.counts?.cell ?? 0) / f.wallMs) * 1000),
     peakRssMb: f.peakRssMb,
     eventLoopP99Ms: f.eventLoopP99Ms,
+    eventLoopMeanMs: f.eventLoopMeanMs,
     /** CPU time of the syncing process (every thread): near wallMs means the pass is CPU-bound here */
     cpuMs: f.cpuMs,
     mainThreadCpuMs: f.mainThreadCpuMs,
@@ -64,8 +65,27 @@ function summarise(runs: Run[], concurrency: number, minimum: number, latencyMs:
       writer: spread(per1000('writerCpuMs'), 1),
     },
     load1: spread(judged.flatMap((j) => [j.load1Before, j.load1After])),
+    ...(runs.every((r) => r.raw.inFlight) ? { inFlight: inFlightSummary(runs) } : {}),
     median: order[Math.floor((order.length - 1) / 2)],
     each: judged.map((j) => ({ wallMs: j.wallMs, wallOverBound: j.wallOverBound, requests: j.requests, cpuMs: j.cpuMs, mainThreadCpuMs: j.mainThreadCpuMs, writerCpuMs: j.writerCpuMs, load1Before: j.load1Before, load1After: j.load1After })),
+  };
+}
+
+/**
+ * How full the request pipe stayed (see in-flight.ts). By Little's law wall ÷ bound = (time a
+ * request spends on the wire ÷ the injected latency) × (concurrency ÷ mean requests on the wire):
+ * the first factor is what the service, the network and the two event loops add to each request,
+ * the second what the pass's own structure leaves unused.
+ */
+function inFlightSummary(runs: Run[]): Figures {
+  const f = runs.map((r) => r.raw.inFlight as { meanOnWire: number; atBound: number; underHalf: number; byTenth: number[] });
+  const order = [...runs.keys()].sort((a, b) => f[a]!.meanOnWire - f[b]!.meanOnWire);
+  return {
+    meanOnWire: spread(f.map((x) => x.meanOnWire), 1),
+    shareAtBound: spread(f.map((x) => x.atBound)),
+    shareUnderHalf: spread(f.map((x) => x.underHalf)),
+    requestOnWireMs: spread(runs.map((r, i) => (f[i]!.meanOnWire * r.raw.wallMs) / r.raw.requests), 1),
+    medianRunByTenth: f[order[Math.floor((order.length - 1) / 2)]!]!.byTenth,
   };
 }
 

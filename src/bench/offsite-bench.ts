@@ -13,7 +13,9 @@ type Figures = Record<string, any>;
 /** The worker, asynchronously: the S3 server lives in this process and must keep answering. */
 function runWorkerAsync(worker: string, input: WorkerInput): Promise<Figures> {
   return new Promise((resolve, reject) => {
-    const child = spawn(process.execPath, [worker, JSON.stringify(input)], { stdio: ['ignore', 'pipe', 'inherit'] });
+    // the input goes through stdin, never the command line
+    const child = spawn(process.execPath, [worker], { stdio: ['pipe', 'pipe', 'inherit'] });
+    child.stdin.end(JSON.stringify(input));
     let out = '';
     child.stdout.setEncoding('utf8').on('data', (d: string) => (out += d));
     child.once('exit', (code) => (code === 0 ? resolve(JSON.parse(out.trim().split('\n').pop()!) as Figures) : reject(new Error(`offsite bench worker exited ${code}`))));

@@ -10,6 +10,7 @@ import { runPass } from '../sync/pass.js';
 import { createReadStream, readFileSync, rmSync } from 'node:fs';
 import { deleteWorkspace } from './changes.js';
 import { naiveCrawl } from './naive-crawl.js';
+import { meterInFlight, type InFlightFigures } from './in-flight.js';
 import { restoreModule, restoreWorkspace, rollback } from '../restore/index.js';
 import { readModuleLive } from '../sync/live-module.js';
 
@@ -38,7 +39,8 @@ export interface WorkerInput {
 
 // measured as the CLI runs: with its heap policy
 keepHeapNearLiveData();
-const input = JSON.parse(process.argv[2] ?? '{}') as WorkerInput;
+// one JSON document on stdin (it holds the service's key: never on the command line)
+const input = JSON.parse(readFileSync(0, 'utf8') || '{}') as WorkerInput;
 const loop = monitorEventLoopDelay({ resolution: 5 });
 loop.enable();
 const client = createHttpClient({ baseUrl: input.baseUrl, apiKey: input.apiKey, concurrency: input.concurrency, retries: 5 });
@@ -58,6 +60,8 @@ const main0 = mainThreadCpuMs();
 /** CPU of the store's writer thread, summed over the batches it answered (see ApplyResult). */
 let writerCpuMs: number | null = null;
 let out: Record<string, unknown>;
+/** How full the request pipe stayed (sync passes). */
+let inFlight: InFlightFigures | undefined;
 if (input.restore) {
   const store = openStore(input.db);
   const victim = store.stateAt()!.modules()[0];
@@ -123,6 +127,7 @@ if (input.restore) {
   out = { ...res };
 } else {
   const store = openStore(input.db);
+  const meter = meterInFlight(client, input.concurrency);
   if (input.discardWrites) {
     store.apply = async (_snapshot, b) => ({ written: { record: b.upserts?.records?.length ?? 0, cell: b.upserts?.cells?.length ?? 0 }, gone: {}, unchanged: 0 });
   } else {
@@ -134,9 +139,10 @@ if (input.restore) {
     };
   }
   const res = await runPass(
-    { client, store, logger: createLogger({ level: 'silent' }) },
+    { client: meter.client, store, logger: createLogger({ level: 'silent' }) },
     { full: input.full, feedSlices: input.concurrency, maxStalenessMs: input.maxStalenessMs ?? 360 * 60_000 },
   );
+  inFlight = meter.stop();
   store.close();
   out = {
     snapshot: res.snapshot,
@@ -165,5 +171,8 @@ process.stdout.write(
     writerCpuMs: writerCpuMs === null ? null : Math.round(writerCpuMs),
     peakRssMb: Math.round(process.resourceUsage().maxRSS / 1024),
     eventLoopP99Ms: Math.round((loop.percentile(99) / 1e6) * 10) / 10,
+    // what a response waiting for the syncer's loop waits on average (the sampling resolution is 5 ms)
+    eventLoopMeanMs: Math.round((loop.mean / 1e6) * 10) / 10,
+    ...(inFlight ? { inFlight } : {}),
   })}\n`,
 );

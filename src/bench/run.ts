@@ -21,12 +21,14 @@ import { measureWriteSide } from './write-side.js';
 import { measureFullPasses } from './full-pass.js';
 import { uiFigures } from './ui-bench.js';
 import { tripwireSection } from './tripwire-bench.js';
+import { fleetBenchOptions, fleetSection } from './fleet-bench.js';
 import { openStore } from '../store/index.js';
 import { moduleWeight, planReverification } from '../sync/reverify-plan.js';
 import type { WorkerInput } from './pass-worker.js';
+import { fleetMoveFigures } from './fleet-move-bench.js';
 
 const LATENCY_MS = Number(process.env.BENCH_LATENCY_MS ?? 20);
-/** BENCH_ONLY=full|incremental|reporting|drill|ui|erase|tripwire runs only that section (see SECTIONS below). */
+/** BENCH_ONLY=full|incremental|reporting|drill|ui|erase|tripwire|fleet|fleetMove runs only that section (see SECTIONS below). */
 const ONLY = process.env.BENCH_ONLY;
 /** Full passes at each concurrency (default 3): the figures are their median and spread. */
 const FULL_RUNS = Number(process.env.BENCH_FULL_RUNS ?? 3);
@@ -42,7 +44,8 @@ const dir = mkdtempSync(join(tmpdir(), 'wbsync-bench-'));
 type Figures = Record<string, any>;
 
 function runWorker(input: WorkerInput): Figures {
-  const out = execFileSync(process.execPath, [WORKER, JSON.stringify(input)], { encoding: 'utf8', maxBuffer: 1 << 24 });
+  // the input (it holds the service's key) goes through stdin, never the command line
+  const out = execFileSync(process.execPath, [WORKER], { input: JSON.stringify(input), encoding: 'utf8', maxBuffer: 1 << 24 });
   return JSON.parse(out.trim().split('\n').pop()!);
 }
 
@@ -229,6 +232,8 @@ const SECTIONS: Record<string, () => Promise<Figures>> = {
     uiFigures({ dir, historyDb: HISTORY_DB ?? join(dir, 'history.db'), historyPasses: HISTORY_PASSES, historyModules: HISTORY_MODULES, daemonPasses: Number(process.env.BENCH_UI_DAEMON_PASSES ?? 6), pagePauseMs: Number(process.env.BENCH_UI_PAGE_PAUSE_MS ?? 500) }),
   erase: () => eraseSection({ dir, historyDb: HISTORY_DB ?? join(dir, 'history.db'), historyPasses: HISTORY_PASSES, historyModules: HISTORY_MODULES }),
   tripwire: () => tripwireSection({ historyDb: HISTORY_DB ?? join(dir, 'history.db'), historyPasses: HISTORY_PASSES, historyModules: HISTORY_MODULES }),
+  fleet: () => fleetSection(fleetBenchOptions(LATENCY_MS, (x) => process.stderr.write(x))),
+  fleetMove: fleetMoveFigures,
 };
 
 async function main(): Promise<void> {

@@ -99,7 +99,7 @@ function timePreviews(dbPath: string, moduleId: string, cases: Record<string, { 
       out[name] = {
         medianMs: Math.round(times[Math.floor(times.length / 2)]! * 10) / 10,
         maxMs: Math.round(times[times.length - 1]! * 10) / 10,
-        writes: last!.writes.length,
+        writes: last!.writeCount,
         steps: last!.summary?.phases.reduce((n, p) => n + p.steps, 0) ?? 0,
       };
     }

@@ -8,6 +8,7 @@ import { drillCommand } from './commands/drill.js';
 import { emulatorCommand } from './commands/emulator.js';
 import { eraseCommand } from './commands/erase.js';
 import { exportCommand } from './commands/export.js';
+import { fleetCommand } from './commands/fleet.js';
 import { offsiteCommand } from './commands/offsite.js';
 import { pruneCommand } from './commands/prune.js';
 import { restoreCommand } from './commands/restore.js';
@@ -31,6 +32,7 @@ export const COMMANDS: Command[] = [
   offsiteCommand,
   verifyCommand,
   uiCommand,
+  fleetCommand,
   emulatorCommand,
   demoCommand,
 ];

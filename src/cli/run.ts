@@ -72,7 +72,7 @@ export async function runCli(argv: readonly string[], io: CliIo): Promise<number
           const level = terminalLogLevel(c.config.log.level, {
             terminal: io.stderr.isTTY === true,
             asked: stringFlag(args.flags, 'log-level') !== undefined || Boolean(io.env.WBSYNC_LOG_LEVEL),
-            logsAreTheOutput: cmd.name === 'daemon',
+            logsAreTheOutput: cmd.name === 'daemon' || cmd.name === 'worker',
           });
           logger = createLogger({ level, secrets: [c.apiKey], write: (l) => io.stderr.write(l), readable: io.stderr.isTTY === true });
           for (const w of c.warnings ?? []) logger.warn({}, w);

@@ -201,6 +201,54 @@ export const ConfigSchema = z.strictObject({
     })
     .prefault({})
     .describe('Restore drills: restore into a scratch service, read it back and compare.'),
+  fleet: z
+    .strictObject({
+      postgresUrlFile: z
+        .string()
+        .min(1)
+        .optional()
+        .describe('File holding the fleet\'s Postgres URL (postgres://USER:PASSWORD@HOST:PORT/DB; it holds a password, so it is never a flag and never logged). Required by `wbsync fleet ...`.'),
+      keyDir: z
+        .string()
+        .min(1)
+        .default('./keys')
+        .describe('Folder of tenant keys: a worker reads tenant NAME\'s key from <keyDir>/NAME (a Kubernetes Secret mounted as a folder, a systemd credentials directory). The registry in Postgres holds no secret.'),
+      listen: hostPort.default('127.0.0.1:9465').describe('host:port of a fleet worker\'s /healthz and /metrics (labelled by tenant).'),
+      heartbeatSeconds: z.number().min(0.2).max(300).default(10).describe('How often a fleet worker writes its heartbeat and looks for tenants without a home.'),
+      workerTtlSeconds: z.number().min(1).max(86_400).default(60).describe('A worker whose heartbeat is older than this is shown as gone; it keeps its tenants until it comes back or fleet adopt moves them (docs/fleet.md).'),
+      budget: z
+        .strictObject({
+          requestsPerSecond: z.number().min(1).max(100_000).default(20).describe('Requests per second to one service base URL, shared by every worker of the fleet through Postgres.'),
+          inFlight: z.number().int().min(1).max(10_000).default(16).describe('Requests in flight to one service base URL, shared by every worker (a killed worker\'s slots expire after slotTtlSeconds).'),
+          slotTtlSeconds: z.number().min(1).max(3_600).default(120).describe('How long an in-flight slot is held at most: a worker killed mid-request frees its slots after this.'),
+        })
+        .prefault({})
+        .describe('The shared budget per service base URL (the default for a service; `wbsync fleet budget` sets one service\'s own).'),
+      copyRecipient: z
+        .string()
+        .regex(/^age1[02-9ac-hj-np-z]{58}$/, { message: 'expected an age public key (age1…)' })
+        .optional()
+        .describe('age public key the fleet copies of tenant databases are encrypted to (distinct from offsite.recipients).'),
+      copyIdentityFile: z
+        .string()
+        .min(1)
+        .optional()
+        .describe('File holding the fleet\'s age identity (a secret, mode 0600): workers decrypt fleet copies with it when they take a tenant over.'),
+      copies: z
+        .strictObject({
+          bucket: z.string().min(3).optional().describe('S3 bucket of the fleet copies (a tenant\'s whole database, encrypted to fleet.copyRecipient) that move tenants between workers; unset: tenants cannot move. Credentials come from the standard AWS environment variables or files, never from here.'),
+          prefix: z.string().default('wbsync-fleet/').describe('Key prefix inside the bucket; the copies of tenant NAME are under PREFIX/fleet/NAME/.'),
+          endpoint: z.url({ protocol: /^https?$/, message: 'expected an http(s) URL' }).optional().describe('S3-compatible endpoint (MinIO, R2, Ceph...); unset: AWS.'),
+          region: z.string().min(1).default('us-east-1').describe('Region of the bucket.'),
+          forcePathStyle: z.boolean().default(false).describe('Path-style URLs (most S3-compatible stores want true).'),
+          everyMinutes: z.number().min(0).max(10_080).default(60).describe('A tenant\'s home writes a fleet copy of its database between passes when its newest is older than this (what fleet adopt brings up if the worker is lost); 0: only when a tenant moves.'),
+          keep: z.number().int().min(1).max(1000).default(3).describe('Fleet copies kept per tenant (the newest); older ones are deleted after a new one is written.'),
+        })
+        .prefault({})
+        .describe('Where fleet copies go (object storage the workers share).'),
+    })
+    .prefault({})
+    .describe('A fleet of workers coordinated through Postgres (`wbsync fleet ...`, docs/fleet.md).'),
 });
 
 export type Config = z.infer<typeof ConfigSchema>;

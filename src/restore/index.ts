@@ -7,7 +7,7 @@ export type { NotRestored, PlanSummary } from './engine/plan-steps.js';
 export { summarisePlan } from './engine/plan-steps.js';
 export { idMapOf, moduleRestorePairs, restoredIdMap, type ModuleRestorePair } from '../store/ledgers/index.js';
 export { refuse, type RestoreDeps } from './engine/preconditions.js';
-export { translateIds } from './engine/remap.js';
+export { collectRefs, translateIds } from './engine/remap.js';
 export { readGrantsLive, treeFromLive, treeFromState, type LiveModuleReader, type ModuleTree } from './engine/tree.js';
 
 // diff

@@ -3,17 +3,22 @@
 // moved timestamp name, plus those the rolling re-verification finds due), each in its own batch.
 // A module read in full carries its verification mark in that same batch.
 
+import PQueue from 'p-queue';
 import type { Activity, Automation, Member, Module, ModuleAccess, Workspace } from '../domain/entities.js';
 import { WbsyncError, isWbsyncError } from '../domain/errors.js';
 import { countCalls } from '../api/call-counter.js';
 import type { ServiceClient } from '../api/port.js';
-import type { Listing, PartRef, StateReader } from '../store/port.js';
+import type { Listing, PartRef, StateReader, WriteBatch } from '../store/port.js';
 import { planIncremental } from './incremental-plan.js';
 import { crawlModule, readFeedNamedRecords, type ModuleCrawlResult } from './module-crawl.js';
 import type { PassEnv, Reverification, WorkspaceOutcome } from './pass-env.js';
 import { RecordTrace } from './record-trace.js';
 import { readReferences, referencesStale } from './references.js';
 import { moduleWeight, planReverification } from './reverify-plan.js';
+
+/** Crawled modules' batches waiting for (or at) the writer without holding a crawl slot: one, so
+ * at most three modules are in memory at once (two crawling), against two before (issue #37). */
+const WRITES_WAITING = 1;
 
 /** A module-level failure that skips the module (the pass goes on); anything else ends the pass. */
 export function isModuleLevel(e: unknown): e is WbsyncError {
@@ -117,14 +122,20 @@ export async function crawlParts(env: PassEnv, ws: Workspace, prev: StateReader 
   // A failure that ends the pass stops modules not yet started, and waits for those in flight:
   // none may still be writing once the pass has returned.
   const fatal: unknown[] = [];
+  // A crawled module's batch waits its turn at the writer without holding a crawl slot: the next
+  // module is read meanwhile. At most WRITES_WAITING such batches, so memory stays bounded.
+  const writes = new PQueue({ concurrency: WRITES_WAITING });
   await Promise.all(
-    toCrawl.map((m) =>
-      env.limitModules(async () => {
-        if (env.signal?.aborted || fatal.length) return;
-        const inFull = full || plan.added.has(m.id) || due?.modules.has(m.id) === true;
-        const counted = countCalls(env.client);
-        try {
-          const res = await crawlModule(due?.modules.has(m.id) ? counted.client : env.client, m, prev, {
+    toCrawl.map(async (m) => {
+      let written: Promise<void> | null = null;
+      const counted = countCalls(env.client);
+      // what the crawl saw, kept past its write; the batch itself is let go once handed over
+      let res: Omit<ModuleCrawlResult, 'batch'> | undefined;
+      try {
+        await env.limitModules(async () => {
+          if (env.signal?.aborted || fatal.length) return;
+          const inFull = full || plan.added.has(m.id) || due?.modules.has(m.id) === true;
+          const { batch, ...seen } = await crawlModule(due?.modules.has(m.id) ? counted.client : env.client, m, prev, {
             mode: inFull ? 'full' : 'incremental',
             namedRecords: plan.namedRecords.get(m.id) ?? new Set(),
             trace,
@@ -132,27 +143,42 @@ export async function crawlParts(env: PassEnv, ws: Workspace, prev: StateReader 
             deferUnlisted: full,
             formerRecords: (ids) => env.store.formerRecords(ids, revived),
           });
-          if (inFull) res.batch.verified = [{ workspaceId: ws.id, kind: 'module', id: m.id }];
-          await env.apply(res.batch);
-          crawled.add(m.id);
-          outcome.recordProbes += res.probes;
-          if (full) seenBy.set(m.id, { memory: res.memory, liveCollections: res.liveCollections, deferred: res.deferred, collectionMarks: res.collectionMarks });
-          env.onModuleDone(res.records);
-        } catch (e) {
-          if (!isModuleLevel(e)) {
-            fatal.push(e);
-            return;
-          }
-          if (due?.modules.has(m.id)) due.figures.modules = due.figures.modules.filter((id) => id !== m.id);
-          const reason = `${e.message}${e.status ? ` (HTTP ${e.status})` : ''}`;
-          outcome.failures.push({ workspaceId: ws.id, moduleId: m.id, moduleName: m.name, reason });
-          logger.warn({ workspaceId: ws.id, moduleId: m.id, reason }, 'module skipped');
-          env.onModuleDone(0);
-        } finally {
-          if (due?.modules.has(m.id)) due.figures.requests += counted.calls();
+          res = seen;
+          if (inFull) batch.verified = [{ workspaceId: ws.id, kind: 'module', id: m.id }];
+          // the slot is held until the batch has a place in the writer's queue, then freed
+          // (boxed: a promise resolved with a promise would wait for it)
+          let mine: WriteBatch | null = batch; // the queue holds this task until the write ends
+          const place = await new Promise<{ write: Promise<void> }>((handed) => {
+            void writes.add(() => {
+              const write = env.apply(mine!);
+              mine = null;
+              handed({ write });
+              return write.catch(() => undefined); // surfaces through `written` below
+            });
+          });
+          written = place.write;
+        });
+        const done = res as Omit<ModuleCrawlResult, 'batch'> | undefined;
+        if (!done || !written) return;
+        await written;
+        crawled.add(m.id);
+        outcome.recordProbes += done.probes;
+        if (full) seenBy.set(m.id, { memory: done.memory, liveCollections: done.liveCollections, deferred: done.deferred, collectionMarks: done.collectionMarks });
+        env.onModuleDone(done.records);
+      } catch (e) {
+        if (!isModuleLevel(e)) {
+          fatal.push(e);
+          return;
         }
-      }),
-    ),
+        if (due?.modules.has(m.id)) due.figures.modules = due.figures.modules.filter((id) => id !== m.id);
+        const reason = `${e.message}${e.status ? ` (HTTP ${e.status})` : ''}`;
+        outcome.failures.push({ workspaceId: ws.id, moduleId: m.id, moduleName: m.name, reason });
+        logger.warn({ workspaceId: ws.id, moduleId: m.id, reason }, 'module skipped');
+        env.onModuleDone(0);
+      } finally {
+        if (due?.modules.has(m.id)) due.figures.requests += counted.calls();
+      }
+    }),
   );
   if (fatal.length) throw fatal[0];
   // Modules not crawled whose relation columns point at a crawled or vanished one: their resolved

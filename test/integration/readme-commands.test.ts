@@ -149,7 +149,13 @@ describe('the README’s command lines', () => {
       const words = s.replace(/\\\|/g, '|').split(/[\s[\]|…]+/).filter(Boolean);
       const top = COMMANDS.find((c) => c.name === words[1]);
       expect(top, s).toBeTruthy();
-      const cmd = top!.subcommands?.find((c) => c.name === words[2]) ?? top!;
+      // down the subcommands the synopsis names (`fleet tenant add`)
+      let cmd = top!;
+      for (let i = 2; cmd.subcommands; i++) {
+        const sub = cmd.subcommands.find((c) => c.name === words[i]);
+        if (!sub) break;
+        cmd = sub;
+      }
       const flags = new Set([...cmd.flags, ...GLOBAL_FLAGS].map((f) => `--${f.name}`));
       for (const w of words.filter((x) => x.startsWith('--'))) expect(flags.has(w), `${s}: ${w}`).toBe(true);
     }
@@ -217,6 +223,15 @@ describe('the README’s command lines', () => {
         expect(readdirSync(join(env.dir, 'exports', name))).toContain('modules.jsonl');
       },
     })),
+    {
+      // docs/fleet.md: a fleet tenant's database, from its worker's data folder, is an ordinary one
+      line: 'wbsync --db tenants/acme/wbsync.db verify',
+      check: async () => {
+        expect((await run(env, 'wbsync --db tenants/acme/wbsync.db sync --full')).status).toBe(0);
+        const r = await run(env, 'wbsync --db tenants/acme/wbsync.db verify');
+        expect(r.status, r.err).toBe(0);
+      },
+    },
     { line: 'wbsync diff --module ID', check: async () => expect((await run(env, `wbsync diff --module ${env.moduleId}`)).status).toBe(0) },
     {
       line: 'wbsync restore module ID --dry-run',

@@ -1,8 +1,10 @@
-// The console's recover previews read less for speed (store/module-window.ts: the module without
-// the cells' raw bodies; for a rollback only the cells that differ between the two snapshots). They
-// must plan exactly what the planners plan from the whole modules: after random writes (deleted
-// columns, collections, records and notes among them) in both dialects, every module, every earlier
-// snapshot, both scopes — compared with the previews built the slow way.
+// The console's recover previews read less for speed (store/read/module-window.ts: the module without
+// the cells' raw bodies; for a rollback only the cells that differ between the two snapshots; the
+// cells of plain columns counted in SQL, store/read/module-census.ts). They must plan exactly what the
+// planners plan from the whole modules: after random writes (deleted columns, collections, records
+// and notes among them) in both dialects, every module, every earlier snapshot, both scopes —
+// compared with the previews built the slow way, the rollback's fields put back as a first page
+// (of several sizes, so that planned and counted cells interleave at its end) and a total.
 
 import { afterEach, describe, expect, it } from 'vitest';
 import type { Dialect } from '../../src/emulator/types.js';
@@ -34,7 +36,7 @@ function slowPreview(store: Store, moduleId: string, snapshot: number, scope: 'm
       userNames: new Map(store.stateAt(snapshot)!.members(ws).map((m) => [m.userId, name(m)])),
       attribution: ATTRIBUTION,
     });
-    return { counts: plan.counts, summary: summarisePlan(plan), notRestored: plan.notRestored, writes: [], newRecords: [] };
+    return { counts: plan.counts, summary: summarisePlan(plan), notRestored: plan.notRestored, writes: [], writeCount: 0, newRecords: [] };
   }
   const after = treeFromState(latestState, moduleId)!;
   const r = planRollback({
@@ -47,8 +49,14 @@ function slowPreview(store: Store, moduleId: string, snapshot: number, scope: 'm
     attribution: ATTRIBUTION,
     userNames: new Map(latestState.members(ws).map((m) => [m.userId, name(m)])),
   });
-  return { counts: r.counts, summary: summarisePlan(r.plan), notRestored: r.plan.notRestored, writes: r.writes, newRecords: r.newRecords.map((x) => ({ id: x.id, name: x.name })) };
+  return { counts: r.counts, summary: summarisePlan(r.plan), notRestored: r.plan.notRestored, writes: r.writes, writeCount: r.writes.length, newRecords: r.newRecords.map((x) => ({ id: x.id, name: x.name })) };
 }
+
+type Shown = { counts: unknown; summary: unknown; notRestored: unknown; writes: unknown[]; writeCount: number; newRecords: unknown };
+const shown = (p: Shown): Shown => ({ counts: p.counts, summary: p.summary, notRestored: p.notRestored, writes: p.writes, writeCount: p.writeCount, newRecords: p.newRecords });
+/** The slow preview as the page lists it: the first `listed` fields put back. */
+const firstPage = (p: Shown, listed: number): Shown => ({ ...p, writes: p.writes.slice(0, listed) });
+const PAGES = [1, 3, 200];
 
 describe.each(['spec', 'observed'] as Dialect[])('recover previews plan what the whole modules plan (%s dialect)', (dialect) => {
   let h: Harness | undefined;
@@ -74,18 +82,24 @@ describe.each(['spec', 'observed'] as Dialect[])('recover previews plan what the
     for (const m of store.stateAt(latest)!.modules()) {
       for (const s of store.snapshotsHolding('module', m.id).filter((n) => n < latest)) {
         for (const scope of ['module', 'rollback'] as const) {
-          const fast = previewRecover(store, { moduleId: m.id, snapshot: s, scope, attribution: ATTRIBUTION });
-          const slow = slowPreview(store, m.id, s, scope);
-          expect({ counts: fast.counts, summary: fast.summary, notRestored: fast.notRestored, writes: fast.writes, newRecords: fast.newRecords }, `${w.reproducer(seed)}\nmodule ${m.id} snapshot ${s} ${scope}`).toEqual(slow);
+          const slow = slowPreview(store, m.id, s, scope) as Shown;
+          let fast = previewRecover(store, { moduleId: m.id, snapshot: s, scope, attribution: ATTRIBUTION });
+          for (const listed of PAGES) {
+            fast = previewRecover(store, { moduleId: m.id, snapshot: s, scope, attribution: ATTRIBUTION, listed });
+            expect(shown(fast), `${w.reproducer(seed)}\nmodule ${m.id} snapshot ${s} ${scope} listed ${listed}`).toEqual(firstPage(slow, listed));
+          }
           compared++;
-          if (fast.writes.length) withWrites++;
+          if (fast.writeCount) withWrites++;
           for (const [k, n] of Object.entries(fast.counts)) if (n > 0) seen.add(`${scope}:${k}`);
         }
         // one column's rollback too
         const col = store.stateAt(s)!.columns(m.id)[0];
         if (col) {
-          const fast = previewRecover(store, { moduleId: m.id, snapshot: s, scope: 'rollback', columnId: col.id, attribution: ATTRIBUTION });
-          expect({ counts: fast.counts, summary: fast.summary, notRestored: fast.notRestored, writes: fast.writes, newRecords: fast.newRecords }).toEqual(slowPreview(store, m.id, s, 'rollback', col.id));
+          const slow = slowPreview(store, m.id, s, 'rollback', col.id) as Shown;
+          for (const listed of PAGES) {
+            const fast = previewRecover(store, { moduleId: m.id, snapshot: s, scope: 'rollback', columnId: col.id, attribution: ATTRIBUTION, listed });
+            expect(shown(fast)).toEqual(firstPage(slow, listed));
+          }
         }
       }
     }

@@ -15,6 +15,7 @@ import { migration012 } from './012-reporting-speed.js';
 import { migration013 } from './013-workspace-runs.js';
 import { migration014 } from './014-forget-anchors.js';
 import { migration021 } from './021-search-cells.js';
+import { migration022 } from './022-cell-pairs-covering.js';
 import { migration015 } from './015-erasures.js';
 import { migration016 } from './016-incidents.js';
 import { migration017 } from './017-activity-history.js';
@@ -23,4 +24,4 @@ import type { Migration } from './types.js';
 
 export type { Migration } from './types.js';
 
-export const MIGRATIONS: readonly Migration[] = [migration001, migration002, migration003, migration004, migration005, migration006, migration007, migration008, migration009, migration010, migration011, migration012, migration013, migration014, migration015, migration016, migration017, migration021, migration025];
+export const MIGRATIONS: readonly Migration[] = [migration001, migration002, migration003, migration004, migration005, migration006, migration007, migration008, migration009, migration010, migration011, migration012, migration013, migration014, migration015, migration016, migration017, migration021, migration022, migration025];

@@ -7,3 +7,4 @@ export * from './change-counts.js';
 export * from './own-writes.js';
 export * from './reporting-queries.js';
 export * from './figures.js';
+export * from './module-census.js';

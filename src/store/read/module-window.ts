@@ -9,6 +9,7 @@ import type Database from 'better-sqlite3';
 import type { Amendment, BoardRecord, Cell, Collection, Column, ColumnScope, Module } from '../../domain/entities.js';
 import { SPECS, fromRow, quoteCol, type EntitySpec } from '../tables/entity-specs.js';
 import type { StateReader } from '../port.js';
+import { fewChangesIn } from './module-census.js';
 
 const OPEN = '9223372036854775807';
 
@@ -35,13 +36,14 @@ function rows(db: Database.Database, sql: string, params: Record<string, unknown
 
 const at = (r: Row, n: number): boolean => r.from <= n && (r.to === null || r.to > n);
 
-/** The module's records, cells and notes as of snapshot n, cells and notes without `raw`. */
-export function readModuleContent(db: Database.Database, moduleId: string, n: number): ModuleContent {
-  const p = { m: moduleId, n };
+/** The module's records, cells and notes as of snapshot n, cells and notes without `raw`; cells of
+ * `skipColumns` left out (the restore preview counts those in SQL: store/read/module-census.ts). */
+export function readModuleContent(db: Database.Database, moduleId: string, n: number, skipColumns: readonly string[] = []): ModuleContent {
+  const p = { m: moduleId, n, skip: JSON.stringify(skipColumns) };
   const live = (a: string): string => `${a}.valid_from <= @n AND coalesce(${a}.valid_to, ${OPEN}) > @n`;
   const recs = db.prepare(`SELECT ${recordList('r')} FROM record_versions r WHERE r.module_id = @m AND ${live('r')} ORDER BY r.parent_record_id IS NOT NULL, r.position IS NULL, r.position, r.id`).raw(true).all(p) as unknown[][];
   const cells = db
-    .prepare(`SELECT ${leanList(SPECS.cell)} FROM cell_versions c WHERE c.record_id IN (SELECT r.id FROM record_versions r WHERE r.module_id = @m AND ${live('r')}) AND ${live('c')} ORDER BY c.record_id, c.id`)
+    .prepare(`SELECT ${leanList(SPECS.cell)} FROM cell_versions c WHERE c.record_id IN (SELECT r.id FROM record_versions r WHERE r.module_id = @m AND ${live('r')}) AND ${live('c')} AND coalesce(c.column_id NOT IN (SELECT value FROM json_each(@skip)), 1) ORDER BY c.record_id, c.id`)
     .raw(true)
     .all(p) as unknown[][];
   const notes = db
@@ -57,19 +59,29 @@ export function readModuleContent(db: Database.Database, moduleId: string, n: nu
 
 /**
  * Both sides of a rollback (s < l): records and notes whole (a version both hold is one object),
- * cells only where the sides differ, and every cell at s of a record or a column gone by l.
+ * cells only where the sides differ, every cell at s of a record or a column gone by l, and the
+ * cells both hold whose value may name a record gone by l (or under one). Cells of
+ * `plainColumns` in top-level records both sides hold (`plainRecords`) are left out: the rollback
+ * preview counts those in SQL (store/read/module-census.ts).
  */
-export function readModuleWindow(db: Database.Database, moduleId: string, s: number, l: number): { base: ModuleContent; after: ModuleContent } {
-  const p = { m: moduleId, s, l };
+export function readModuleWindow(
+  db: Database.Database,
+  moduleId: string,
+  s: number,
+  l: number,
+  plainColumns: readonly string[] = [],
+): { base: ModuleContent; after: ModuleContent; plainRecords: string[] } {
+  const p: Record<string, unknown> = { m: moduleId, s, l };
   const span = (a: string): string => `${a}.valid_from <= @l AND coalesce(${a}.valid_to, ${OPEN}) > @s`;
   // a version of either side (not one that came and went in between)
   const either = (a: string): string => `((${a}.valid_from <= @s AND coalesce(${a}.valid_to, ${OPEN}) > @s) OR (${a}.valid_from <= @l AND ${a}.valid_to IS NULL) OR (${a}.valid_from <= @l AND ${a}.valid_to > @l))`;
   const head = (a: string): string => `${a}.vid, ${a}.valid_from, ${a}.valid_to`;
   const recRows = rows(db, `SELECT ${head('r')}, ${recordList('r')} FROM record_versions r WHERE r.module_id = @m AND ${either('r')} ORDER BY r.parent_record_id IS NOT NULL, r.position IS NULL, r.position, r.id`, p);
-  const everIds = `SELECT DISTINCT r.id FROM record_versions r WHERE r.module_id = @m AND ${span('r')}`;
+  // the module's records of any version in the window, read once for every query below
+  p.ever = JSON.stringify(db.prepare(`SELECT DISTINCT r.id FROM record_versions r WHERE r.module_id = @m AND ${span('r')}`).pluck().all(p));
+  const everIds = `SELECT value FROM json_each(@ever)`;
   // versions at s closed by l, and versions at l begun after s (an edit is one of each)
   const changed = `((c.valid_from <= @s AND c.valid_to > @s AND c.valid_to <= @l) OR (c.valid_from > @s AND c.valid_from <= @l AND coalesce(c.valid_to, ${OPEN}) > @l))`;
-  const cellRows = rows(db, `SELECT ${head('c')}, ${leanList(SPECS.cell)} FROM cell_versions c WHERE c.record_id IN (${everIds}) AND ${changed}`, p);
   const noteRows = rows(db, `SELECT ${head('a')}, ${leanList(SPECS.amendment)} FROM amendment_versions a WHERE (a.module_id = @m OR a.record_id IN (${everIds})) AND ${either('a')} ORDER BY a.created_at, a.id`, p);
 
   const side = <T>(list: Row[], spec: EntitySpec, n: number, cache: Map<number, T>): T[] =>
@@ -81,6 +93,16 @@ export function readModuleWindow(db: Database.Database, moduleId: string, s: num
   const recCache = new Map<number, BoardRecord>();
   const baseRecords = side<BoardRecord>(recRows, SPECS.record, s, recCache);
   const afterRecords = side<BoardRecord>(recRows, SPECS.record, l, recCache);
+  const topAfter = new Set(afterRecords.filter((r) => r.parentRecordId === null).map((r) => r.id));
+  const plainRecords = plainColumns.length ? baseRecords.filter((r) => r.parentRecordId === null && topAfter.has(r.id)).map((r) => r.id) : [];
+  const plain = plainRecords.length ? ` AND NOT (c.column_id IN (SELECT value FROM json_each(@pc)) AND c.record_id IN (SELECT value FROM json_each(@pr)))` : '';
+  // a short window's changed cells are found by the versions closed and opened in it (the same
+  // rows; unary + keeps SQLite from seeking by record there), a long one's by the module's records
+  const cellSql = fewChangesIn(db, s, l, JSON.parse(p.ever as string).length * 8)
+    ? `SELECT ${head('c')}, ${leanList(SPECS.cell)} FROM cell_versions c WHERE c.valid_to > @s AND c.valid_to <= @l AND c.valid_from <= @s AND +c.record_id IN (${everIds})${plain}
+       UNION ALL SELECT ${head('c')}, ${leanList(SPECS.cell)} FROM cell_versions c WHERE c.valid_from > @s AND c.valid_from <= @l AND c.valid_from > 0 AND coalesce(c.valid_to, ${OPEN}) > @l AND +c.record_id IN (${everIds})${plain}`
+    : `SELECT ${head('c')}, ${leanList(SPECS.cell)} FROM cell_versions c WHERE c.record_id IN (${everIds}) AND ${changed}${plain}`;
+  const cellRows = rows(db, cellSql, plain ? { ...p, pc: JSON.stringify(plainColumns), pr: JSON.stringify(plainRecords) } : p);
 
   // rebuilt whole by the planner: cells (at s) of records gone by l and of columns gone by l
   const liveRecords = new Set(afterRecords.map((r) => r.id));
@@ -96,6 +118,18 @@ export function readModuleWindow(db: Database.Database, moduleId: string, s: num
     for (const r of goneRecords) extra.push(...(byRecord.all({ ...p, r }) as unknown[][]).map(toRow));
     for (const c of goneColumns) extra.push(...(byColumn.all({ ...p, c }) as unknown[][]).map(toRow));
   }
+  if (goneRecords.length) {
+    // cells both sides hold that may name a record the planner recreates (one gone by l, or under
+    // one): it re-points them to the copy (planCells' relation cells)
+    const under = new Set(goneRecords);
+    for (let grew = true; grew; ) {
+      grew = false;
+      for (const r of baseRecords) if (r.parentRecordId !== null && under.has(r.parentRecordId) && !under.has(r.id)) (under.add(r.id), (grew = true));
+    }
+    const naming = `SELECT ${head('c')}, ${leanList(SPECS.cell)} FROM cell_versions c WHERE c.record_id IN (${everIds}) AND c.valid_from <= @s AND coalesce(c.valid_to, ${OPEN}) > @l
+      AND c.value IS NOT NULL AND EXISTS (SELECT 1 FROM json_each(@named) g WHERE instr(c.value, g.value) > 0)`;
+    extra.push(...rows(db, naming, { ...p, named: JSON.stringify([...under]) }));
+  }
   const seen = new Set<number>();
   const allCells = [...cellRows, ...extra].filter((r) => !seen.has(r.vid) && (seen.add(r.vid), true));
   // the order state.cells() reads them in: record, then id
@@ -110,6 +144,7 @@ export function readModuleWindow(db: Database.Database, moduleId: string, s: num
   return {
     base: { records: baseRecords, cells: side<Cell>(allCells, SPECS.cell, s, cellCache), amendments: notesAt(s, baseIds) },
     after: { records: afterRecords, cells: side<Cell>(allCells, SPECS.cell, l, cellCache), amendments: notesAt(l, liveRecords) },
+    plainRecords,
   };
 }
 

@@ -20,8 +20,6 @@ function incidentNote(env: ConsoleEnv, moduleId: string): Html | string {
   )}</div>`;
 }
 
-const MAX_WRITES = 200;
-
 function show(v: unknown): string {
   return v === null || v === undefined ? 'empty' : cellText(typeof v === 'string' ? v : JSON.stringify(v), 120);
 }
@@ -47,11 +45,10 @@ function preview(env: ConsoleEnv, p: RecoverPreview): Html {
             (ph) => html`<tr><td>${ph.name}</td><td class="num">${ph.steps}</td><td class="num">${ph.writesAtMost}</td><td>${Object.entries(ph.ops).map(([op, n]) => html`<span class="pill">${op} ${n}</span> `)}</td></tr>`,
           )}<tr><th>total</th><th></th><th class="num">${p.summary.writesAtMost}</th><th></th></tr></table>`
         : ''}
-      ${p.writes.length
-        ? html`<h3>Fields put back (${p.writes.length})</h3><div class="scroll"><table><tr><th>what</th><th>field</th><th>now (latest backup) → back to</th></tr>${p.writes
-            .slice(0, MAX_WRITES)
+      ${p.writeCount
+        ? html`<h3>Fields put back (${p.writeCount})</h3><div class="scroll"><table><tr><th>what</th><th>field</th><th>now (latest backup) → back to</th></tr>${p.writes
             .map((w) => html`<tr><td class="text">${w.entity} ${clip(w.label, 80)}</td><td>${w.field}</td><td><span class="before">${show(w.live)}</span> → <span class="after">${show(w.base)}</span></td></tr>`)}</table></div>
-          ${p.writes.length > MAX_WRITES ? html`<p class="muted">… and ${p.writes.length - MAX_WRITES} more.</p>` : ''}`
+          ${p.writeCount > p.writes.length ? html`<p class="muted">… and ${p.writeCount - p.writes.length} more.</p>` : ''}`
         : ''}
       ${p.newRecords.length ? html`<h3>Records created since (${p.newRecords.length}, listed, left alone)</h3><p>${p.newRecords.slice(0, 50).map((r) => html`<span class="pill">${clip(r.name, 40)}</span> `)}</p>` : ''}
       ${p.notRestored.length

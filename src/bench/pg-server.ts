@@ -1,0 +1,188 @@
+// A real PostgreSQL (Debian's server binaries, which .ci/run installs) for the fleet's tests and bench: a
+// cluster in a temp folder, a server on 127.0.0.1 on a free port with password authentication, its
+// URL (written to a 0600 file, as the fleet reads it), a client, and stop/start by pid — the server
+// can be stopped and started again on the same port and data (Postgres restarted under load).
+// PostgreSQL refuses to run as root; as root (CI) initdb and the server run as the `postgres` system
+// user through `runuser -u postgres --`, with the temp folder chown'd to it; otherwise as ourselves.
+
+import { spawnSync } from 'node:child_process';
+import { chownSync, existsSync, mkdtempSync, readdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { createServer } from 'node:net';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import pg from 'pg';
+
+const INSTALL_HINT = "install Debian's PostgreSQL server (apt-get install -y postgresql; .ci/run does it), which provides initdb, pg_ctl and postgres";
+
+/** The folder holding initdb/pg_ctl/postgres; throws (never skips) when the server is not installed. */
+export function postgresBinDir(): string {
+  const root = '/usr/lib/postgresql';
+  const preferred = join(root, '15', 'bin');
+  if (existsSync(join(preferred, 'postgres'))) return preferred;
+  const versions = existsSync(root) ? readdirSync(root).filter((v) => existsSync(join(root, v, 'bin', 'postgres'))) : [];
+  versions.sort((a, b) => Number(b) - Number(a));
+  if (versions[0] === undefined) throw new Error(`PostgreSQL's server is not installed: ${INSTALL_HINT}`);
+  return join(root, versions[0], 'bin');
+}
+
+function freePort(): Promise<number> {
+  return new Promise((resolve, reject) => {
+    const s = createServer();
+    s.once('error', reject);
+    s.listen(0, '127.0.0.1', () => {
+      const port = (s.address() as { port: number }).port;
+      s.close(() => resolve(port));
+    });
+  });
+}
+
+const asRoot = typeof process.getuid === 'function' && process.getuid() === 0;
+
+/** Runs a PostgreSQL binary as the user the server must run as (postgres when we are root). */
+function runAsServerUser(bin: string, args: string[], timeoutMs = 60_000): { status: number | null; output: string } {
+  const [cmd, argv] = asRoot ? ['runuser', ['-u', 'postgres', '--', bin, ...args]] : [bin, args];
+  const r = spawnSync(cmd, argv, { encoding: 'utf8', timeout: timeoutMs, cwd: '/' });
+  return { status: r.status, output: `${r.stdout ?? ''}${r.stderr ?? ''}${r.error ? String(r.error) : ''}` };
+}
+
+function postgresIds(): { uid: number; gid: number } {
+  const r = spawnSync('id', ['-u', 'postgres'], { encoding: 'utf8' });
+  const g = spawnSync('id', ['-g', 'postgres'], { encoding: 'utf8' });
+  if (r.status !== 0 || g.status !== 0) throw new Error(`running as root, the tests run PostgreSQL as the 'postgres' user, which does not exist: ${INSTALL_HINT}`);
+  return { uid: Number(r.stdout.trim()), gid: Number(g.stdout.trim()) };
+}
+
+function chownTree(path: string, uid: number, gid: number): void {
+  chownSync(path, uid, gid);
+}
+
+export interface RunningPostgres {
+  /** postgres://USER:PASSWORD@127.0.0.1:PORT/DB — holds a password; never print it in a test's output. */
+  url: string;
+  /** A 0600 file holding `url` (what `fleet.postgresUrlFile` names). */
+  urlFile: string;
+  port: number;
+  /** The postmaster's pid while it runs (changes after a restart), or null when stopped. */
+  pid(): number | null;
+  /** A new client connected to the database (the caller ends it). */
+  connect(): Promise<pg.Client>;
+  /** One query on a short-lived connection. */
+  query<R extends pg.QueryResultRow = pg.QueryResultRow>(sql: string, params?: unknown[]): Promise<R[]>;
+  /** Stops the server by pid: 'fast' (SIGINT, disconnects clients, clean) or 'immediate' (SIGQUIT, like a crash). */
+  stop(mode?: 'fast' | 'immediate'): Promise<void>;
+  /** Starts it again on the same port and data. */
+  start(): Promise<void>;
+  /** The server log so far. */
+  log(): string;
+  /** Stops the server and removes the folder. */
+  destroy(): Promise<void>;
+}
+
+const USER = 'wbsync';
+const DATABASE = 'wbsync';
+
+/** A fresh cluster in a temp folder, started on 127.0.0.1 on a free port. */
+export async function startPostgres(opts: { maxConnections?: number } = {}): Promise<RunningPostgres> {
+  const bin = postgresBinDir();
+  const dir = mkdtempSync(join(tmpdir(), 'wbsync-pg-'));
+  const dataDir = join(dir, 'data');
+  const logFile = join(dir, 'server.log');
+  const pwFile = join(dir, 'pw');
+  const password = `pw-${Math.random().toString(36).slice(2)}${Date.now().toString(36)}`;
+  writeFileSync(pwFile, `${password}\n`, { mode: 0o600 });
+  if (asRoot) {
+    const { uid, gid } = postgresIds();
+    chownTree(dir, uid, gid);
+    chownTree(pwFile, uid, gid);
+  }
+  const init = runAsServerUser(join(bin, 'initdb'), ['-D', dataDir, '-U', USER, `--pwfile=${pwFile}`, '--auth=scram-sha-256', '-E', 'UTF8', '--locale=C', '--no-sync']);
+  if (init.status !== 0) {
+    rmSync(dir, { recursive: true, force: true });
+    throw new Error(`initdb failed (${init.status}):\n${init.output.slice(-3000)}`);
+  }
+  rmSync(pwFile, { force: true });
+  const port = await freePort();
+  // fsync off: the tests crash the server process, never the machine, so the OS keeps what was written.
+  const options = [`-p ${port}`, `-k ${dir}`, "-c listen_addresses=127.0.0.1", `-c max_connections=${opts.maxConnections ?? 200}`, '-c fsync=off', '-c full_page_writes=off'].join(' ');
+  const url = `postgres://${USER}:${encodeURIComponent(password)}@127.0.0.1:${port}/${DATABASE}`;
+  const adminUrl = `postgres://${USER}:${encodeURIComponent(password)}@127.0.0.1:${port}/postgres`;
+  const urlFile = join(dir, 'postgres-url');
+  writeFileSync(urlFile, `${url}\n`, { mode: 0o600 });
+
+  const log = (): string => (existsSync(logFile) ? readFileSync(logFile, 'utf8') : '');
+  const pid = (): number | null => {
+    const f = join(dataDir, 'postmaster.pid');
+    if (!existsSync(f)) return null;
+    const n = Number(readFileSync(f, 'utf8').split('\n')[0]);
+    if (!Number.isInteger(n) || n <= 0) return null;
+    try {
+      process.kill(n, 0);
+      return n;
+    } catch {
+      return null;
+    }
+  };
+  const start = async (): Promise<void> => {
+    const r = runAsServerUser(join(bin, 'pg_ctl'), ['-D', dataDir, '-l', logFile, '-o', options, '-w', '-t', '60', 'start']);
+    if (r.status !== 0) throw new Error(`pg_ctl start failed (${r.status}):\n${r.output.slice(-2000)}\n${log().slice(-3000)}`);
+  };
+  const stop = async (mode: 'fast' | 'immediate' = 'fast'): Promise<void> => {
+    const p = pid();
+    if (p === null) return;
+    process.kill(p, mode === 'fast' ? 'SIGINT' : 'SIGQUIT');
+    const until = Date.now() + 30_000;
+    for (;;) {
+      try {
+        process.kill(p, 0);
+      } catch {
+        return;
+      }
+      if (Date.now() > until) {
+        process.kill(p, 'SIGKILL');
+        return;
+      }
+      await new Promise((r) => setTimeout(r, 50));
+    }
+  };
+  const connect = async (): Promise<pg.Client> => {
+    const c = new pg.Client({ connectionString: url });
+    c.on('error', () => undefined);
+    await c.connect();
+    return c;
+  };
+
+  await start();
+  try {
+    const admin = new pg.Client({ connectionString: adminUrl });
+    await admin.connect();
+    await admin.query(`create database ${DATABASE}`);
+    await admin.end();
+  } catch (e) {
+    await stop();
+    rmSync(dir, { recursive: true, force: true });
+    throw e;
+  }
+
+  return {
+    url,
+    urlFile,
+    port,
+    pid,
+    connect,
+    async query(sql, params) {
+      const c = await connect();
+      try {
+        return (await c.query(sql, params)).rows;
+      } finally {
+        await c.end();
+      }
+    },
+    stop,
+    start,
+    log,
+    async destroy() {
+      await stop('fast');
+      rmSync(dir, { recursive: true, force: true });
+    },
+  };
+}

@@ -1,0 +1,137 @@
+// The recover page's rollback preview: `rollback`'s own planner on the two sides read by
+// store/read/module-window.ts (the snapshot, and the latest backup standing in for the service), except
+// that the value changes of plain cells are counted in SQL and only the first page of them is read.
+//
+// Why the count is the planner's (restore/rollback/plan-content.ts, planCells). A plain cell is one
+// of a plain column — held at both snapshots, not a relation, whose settings (at either) name no
+// collection or other column of the snapshot — in a top-level record both snapshots hold. Such a
+// record is never recreated nor declared (only records gone by the latest backup, or found by id,
+// are), and such a column is never recreated nor re-pointed (only gone columns are recreated, and a
+// live column is re-pointed only when its settings name a recreated collection or column). So for a
+// plain cell the planner's verdict is the three-way one with the latest backup as both "after" and
+// "live": put back exactly when its value differs, never a conflict (the preview names no later
+// edits), its record live and its column usable — clearCell when the snapshot held no value,
+// setCell when the cell is there now, createCell otherwise — and it lists nothing else. A plain
+// cell whose value did not change plans nothing (the window reads changed cells only). Every other
+// cell is planned as before; the planner writes its cells in one run, ordered by (held at the
+// snapshot first) record then id, so the first page merges both by that order.
+
+import type { Column, Member } from '../domain/entities.js';
+import { collectRefs, planRollback, ROLLBACK_KINDS, summarisePlan, treeFromState, type FieldChange, type NotRestored, type PlanSummary } from '../restore/index.js';
+import { plainCellChanges, readModuleWindow, withContent, type PlainCellWrite } from '../store/read/index.js';
+import type { StateReader, Store } from '../store/port.js';
+
+export interface RollbackPreview {
+  counts: Record<string, number>;
+  summary: PlanSummary;
+  notRestored: NotRestored[];
+  /** The first `listed` fields put back, in the planner's order, and how many there are. */
+  writes: FieldChange[];
+  writeCount: number;
+  newRecords: { id: string; name: string }[];
+}
+
+const displayName = (m: Member): string => [m.firstName, m.lastName].filter(Boolean).join(' ') || m.email || m.userId;
+
+/** Columns at both snapshots whose changed cells are counted in SQL (see above). */
+export function plainRollbackColumns(base: readonly Column[], after: readonly Column[], baseStructure: ReadonlySet<string>): string[] {
+  const now = new Map(after.map((c) => [c.id, c]));
+  const names = (c: Column): boolean => collectRefs(c.settings ?? {}, baseStructure).some((r) => r !== c.id);
+  return base.filter((c) => {
+    const l = now.get(c.id);
+    return l !== undefined && c.type !== 'relation' && l.type !== 'relation' && !names(c) && !names(l);
+  }).map((c) => c.id);
+}
+
+type Key = { inBase: boolean; recordId: string; id: string };
+const before = (a: Key, b: Key): boolean => (a.inBase !== b.inBase ? a.inBase : a.recordId !== b.recordId ? a.recordId < b.recordId : a.id < b.id);
+
+export function previewRollback(
+  store: Store,
+  opts: { moduleId: string; snapshot: number; latest: number; snapState: StateReader; latestState: StateReader; columnId?: string; attribution: string; listed: number },
+): RollbackPreview {
+  const { moduleId, snapshot, latest, snapState, latestState } = opts;
+  const baseColumns = snapState.columns(moduleId);
+  const structure = new Set([...snapState.collections(moduleId).map((c) => c.id), ...baseColumns.map((c) => c.id)]);
+  const plain = plainRollbackColumns(baseColumns, latestState.columns(moduleId), structure);
+  const window = readModuleWindow(store.db, moduleId, snapshot, latest, plain);
+  // the ledger: an erased record or person's note is listed as not restorable, as the command will
+  const base = treeFromState(withContent(snapState, moduleId, window.base), moduleId, store.db)!;
+  const after = treeFromState(withContent(latestState, moduleId, window.after), moduleId)!;
+  const ws = base.module.workspaceId;
+  const r = planRollback({
+    base,
+    after,
+    // the latest backup stands in for the service (read once: the planner does not change its inputs)
+    live: after,
+    selection: { kinds: new Set(ROLLBACK_KINDS), kindsNamed: false, columns: opts.columnId ? new Set([opts.columnId]) : null, records: null, collections: null, touched: null },
+    force: false,
+    workspaceId: ws,
+    attribution: opts.attribution,
+    userNames: new Map(latestState.members(ws).map((m) => [m.userId, displayName(m)])),
+    // recipes naming what the rollback would recreate are re-pointed (counted in the preview)
+    recipes: [...after.automations, ...latestState.workspaceAutomations(ws)],
+  });
+
+  // the planner's cell writes sit in one run between the record writes and the notes'
+  const writes = r.writes;
+  let from = writes.findIndex((w) => w.entity === 'cell');
+  if (from < 0) from = writes.findIndex((w) => w.entity === 'amendment');
+  if (from < 0) from = writes.length;
+  let to = from;
+  while (to < writes.length && writes[to]!.entity === 'cell') to++;
+  const selected = opts.columnId ? plain.filter((c) => c === opts.columnId) : plain;
+  const census = plainCellChanges(store.db, snapshot, latest, window.plainRecords, selected, opts.listed - from);
+  const added = census.counts.clearCell + census.counts.setCell + census.counts.createCell;
+
+  const listed: FieldChange[] = writes.slice(0, Math.min(from, opts.listed));
+  if (listed.length < opts.listed) {
+    // where each planned cell write sorts: its cell at the snapshot, else the one now
+    const cells = new Map<string, Key>();
+    for (const c of window.after.cells) cells.set(c.id, { inBase: false, recordId: c.recordId, id: c.id });
+    for (const c of window.base.cells) cells.set(c.id, { inBase: true, recordId: c.recordId, id: c.id });
+    const label = labeller(base.columns, after);
+    let i = from;
+    let j = 0;
+    while (listed.length < opts.listed && (i < to || j < census.first.length)) {
+      const p = census.first[j];
+      if (i < to && (!p || before(cells.get(writes[i]!.id)!, p))) listed.push(writes[i++]!);
+      else listed.push(fieldChange(p!, label)), j++;
+    }
+    listed.push(...writes.slice(to, to + opts.listed - listed.length));
+  }
+
+  const counts = { ...r.counts };
+  const summary = summarisePlan(r.plan);
+  if (added) {
+    counts['cells'] = (counts['cells'] ?? 0) + added;
+    let phase = summary.phases.find((p) => p.name === 'records and cells');
+    if (!phase) {
+      phase = { name: 'records and cells', steps: 0, ops: {}, writesAtMost: 0, chained: 0 };
+      const structural = new Set(['collections', 'columns', 'columns naming recreated columns', 'columns re-pointed at recreated ones']);
+      const at = summary.phases.findIndex((p) => !structural.has(p.name));
+      summary.phases.splice(at < 0 ? summary.phases.length : at, 0, phase);
+    }
+    for (const [op, n] of Object.entries(census.counts)) if (n) phase.ops[op] = (phase.ops[op] ?? 0) + n;
+    phase.steps += added;
+    phase.writesAtMost += added;
+    summary.writesAtMost += added;
+  }
+  return {
+    counts,
+    summary,
+    notRestored: r.plan.notRestored,
+    writes: listed,
+    writeCount: writes.length + added,
+    newRecords: r.newRecords.map((x) => ({ id: x.id, name: x.name })),
+  };
+}
+
+/** "record · column" as planCells writes it: the live record's name, the live column's. */
+function labeller(baseColumns: readonly Column[], after: { columns: readonly Column[]; records: readonly { id: string; name: string }[] }): (w: PlainCellWrite) => string {
+  const columns = new Map([...baseColumns, ...after.columns].map((c) => [c.id, c.name]));
+  const records = new Map(after.records.map((r) => [r.id, r.name]));
+  return (w) => `${records.get(w.recordId) ?? w.recordId} · ${columns.get(w.columnId) ?? w.columnId}`;
+}
+
+const fieldChange = (w: PlainCellWrite, label: (w: PlainCellWrite) => string): FieldChange => ({ entity: 'cell', id: w.id, label: label(w), field: 'value', live: w.live, base: w.base, after: w.live });
