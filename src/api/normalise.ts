@@ -205,7 +205,7 @@ function errorText(v: unknown): string | null {
 
 export function toAutomation(b: AutomationBody, raw: RawObject, ctx: NormaliseContext): Automation {
   const moduleId = refId(b.module) ?? null;
-  // `module: null` is a workspace-scoped recipe, whatever (if anything) `scope` says.
+  // `module: null` is a workspace-scoped automation, whatever (if anything) `scope` says.
   const scope = b.scope === 'workspace' || b.scope === 'module' ? b.scope : moduleId === null ? 'workspace' : 'module';
   return {
     id: b._id,

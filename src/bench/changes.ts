@@ -23,7 +23,7 @@ export interface ChangeSummary {
 }
 
 /**
- * Applies `k` writes spread over `moduleCount` modules (from the `firstModule`-th on): renames, completions, cells, notes, creates,
+ * Applies `k` writes spread over `moduleCount` modules (from the `firstModule`-th on): renames, completions, cells, amendments, creates,
  * moves; with `subRecords`, one write in four is a sub-record's completion or position instead (the
  * deployed service logs neither: only the module's `updatedAt` moves).
  */

@@ -136,8 +136,8 @@ function typicalAccesses(db: Database.Database): Array<[string, string, unknown[
     ["a module's records", 'SELECT * FROM records WHERE module_id = ?', [module]],
     ["a week's activity", 'SELECT * FROM activity WHERE created_at >= ? AND created_at < ?', [from, `${week}T23:59:59.999Z`]],
     ['a record with its sub-records', 'SELECT * FROM records WHERE id = ? OR parent_record_id = ?', [record, record]],
-    // README query 5 finds nothing in this seed; the same query with a word its notes hold
-    ["query 5 with a word the seed's notes hold ('note')", REPORTING_QUERIES[4]!.sql.replace("'pricing OR proposal OR launch'", '?'), ['note']],
+    // README query 5 finds nothing in this seed; the same query with a word its amendments hold
+    ["query 5 with a word the seed's amendments hold ('note')", REPORTING_QUERIES[4]!.sql.replace("'pricing OR proposal OR launch'", '?'), ['note']],
   ];
 }
 

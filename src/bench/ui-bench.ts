@@ -65,7 +65,7 @@ async function timePages(dbPath: string, paths: Record<string, string>): Promise
   return out;
 }
 
-/** The largest module, a record with notes, and the snapshots to compare, from the history database. */
+/** The largest module, a record with amendments, and the snapshots to compare, from the history database. */
 function pickTargets(dbPath: string): { moduleId: string; recordId: string; latest: number; oldest: number } {
   const store = openStore(dbPath, { readonly: true });
   try {

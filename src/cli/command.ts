@@ -29,8 +29,9 @@
 // Command of the same shape whose `usage` starts with the full path (`wbsync restore module ...`);
 // a new one (`restore workspace`) is one more entry in restoreCommand.subcommands.
 // Throw a WbsyncError('usage', ...) for a usage problem the parser cannot see: it exits 2.
-// Porting a command written before commander: import intFlag/stringFlag/listFlag from
-// './flag-values.js' instead of './args.js', and add it to registry.ts; nothing else changes.
+// A new command: one file in commands/, exporting its Command value, added to registry.ts; flag
+// values that need checking (counts, ids, lists) are read with intFlag/stringFlag/listFlag from
+// './flag-values.js'.
 
 import type { Logger } from '../config/logger.js';
 import type { LoadedConfig } from '../config/load.js';

@@ -25,7 +25,7 @@ import { startHealthServer, type HealthServer } from './health-server.js';
 import type { WebConsole } from '../ui/console.js';
 import { acquireLock, waitForLock, type DbLock } from '../store/lock.js';
 import { Notifier } from '../alerts/notifier.js';
-import { createOperations, type PassHooks } from './operations.js';
+import { createPassHooks, type PassHooks } from './pass-hooks.js';
 import { createPassRunner } from './pass-runner.js';
 import { createRateLimitedLog } from './rate-limited-log.js';
 import { createDrillSchedule, type DrillSchedule } from './drill-schedule.js';
@@ -131,7 +131,7 @@ export async function runDaemon(opts: DaemonOptions): Promise<DaemonSummary> {
   let server: HealthServer | undefined;
   let ui: WebConsole | null = null;
   const notifiers: Notifier[] = [];
-  const operations: PassHooks[] = [];
+  const passHooks: PassHooks[] = [];
   const drills: DrillSchedule[] = [];
   let drillCron: CronHandle | undefined;
   try {
@@ -159,8 +159,8 @@ export async function runDaemon(opts: DaemonOptions): Promise<DaemonSummary> {
     const health = new HealthState(STALE_AFTER_INTERVALS * intervalMs, maxStalenessMs);
     const notifier = new Notifier({ webhooks: config.alerts.webhooks, healthchecksUrl: config.alerts.healthchecksUrl, database: openedStore.path, timeoutMs: config.alerts.timeoutMs, logger });
     notifiers.push(notifier);
-    const ops = createOperations({ store: openedStore, config, logger, notifier, now: () => new Date(now()), onOffsite: (ok) => metrics.recordOffsite(ok, now()), onTripwire: (kind, moduleId) => metrics.recordTripwire(kind, moduleId) });
-    operations.push(ops);
+    const ops = createPassHooks({ store: openedStore, config, logger, notifier, now: () => new Date(now()), onOffsite: (ok) => metrics.recordOffsite(ok, now()), onTripwire: (kind, moduleId) => metrics.recordTripwire(kind, moduleId) });
+    passHooks.push(ops);
     const drill = createDrillSchedule({ store: openedStore, config, logger, notifier, now, onDrill: (o) => metrics.recordDrill(o.ok, o.atMs, o.durationMs) });
     drills.push(drill);
     const hooks: PassHooks = {
@@ -263,7 +263,7 @@ export async function runDaemon(opts: DaemonOptions): Promise<DaemonSummary> {
     return { passes: metrics.total(), lastSuccess: report.body.lastSuccess };
   } finally {
     // an offsite push in flight finishes (bounded), then alerts of the last pass get out
-    for (const o of operations) await withDeadline(o.idle(), 30_000);
+    for (const o of passHooks) await withDeadline(o.idle(), 30_000);
     // a drill proves nothing half done: stopped (its child by pid), its temporary folder removed
     for (const d of drills) await withDeadline(d.idle(true), 10_000);
     for (const n of notifiers) await n.drain(3_000);

@@ -10,7 +10,7 @@ import { newestSnapshotId as newestSnapshot } from '../store/read/index.js';
 import { runPass, type PassResult } from '../sync/pass.js';
 import type { PassMetrics } from './daemon-metrics.js';
 import type { HealthState, PassSummary } from './health-state.js';
-import type { PassHooks } from './operations.js';
+import type { PassHooks } from './pass-hooks.js';
 import type { RateLimitedLog } from './rate-limited-log.js';
 import type { PassKind, PassRunner } from './scheduler.js';
 
@@ -29,7 +29,7 @@ export interface PassRunnerDeps {
   maxStalenessMs: number;
   /** Called after every pass (database figures are re-read then, never mid-pass). */
   afterPass(): void;
-  /** Alerts, tripwire, pruning (operations.ts). */
+  /** Alerts, tripwire, pruning (pass-hooks.ts). */
   hooks?: PassHooks;
   now?: () => number;
   progressEveryMs?: number;

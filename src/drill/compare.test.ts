@@ -1,10 +1,10 @@
 // The drill's verdict, pure: a faithful restore (new ids, mapped users, the attribution line on
-// notes) is equal; a difference, a refused write or a missing member fails and is named; what the
+// amendments) is equal; a difference, a refused write or a missing member fails and is named; what the
 // restore plan said it cannot bring back, and archived records a read cannot list, are excused.
 
 import { describe, expect, it } from 'vitest';
 import type { Member, Workspace } from '../domain/entities.js';
-import { recipe, sampleTree } from '../restore/fixtures.test-helpers.js';
+import { automation, sampleTree } from '../restore/fixtures.test-helpers.js';
 import { mapUsers, type ModuleTree } from '../restore/index.js';
 import { compareWorkspace, stringsOf, type CompareInput, type DrillSide, type IdSource } from './compare.js';
 
@@ -28,15 +28,15 @@ function sideOf(workspace: Workspace, members: Member[], workspaceAutomations: D
 
 function source(): DrillSide & { trees: ModuleTree[] } {
   const tree = sampleTree();
-  // relations and recipes into other workspaces are not what this test is about
+  // relations and automations into other workspaces are not what this test is about
   tree.columns = tree.columns.filter((c) => c.id !== 'k-other' && c.id !== 'k-live');
   tree.cells = tree.cells.filter((c) => c.id !== 'v3');
-  tree.automations = [recipe('au1', 'Move done', { trigger: { type: 'column_changed_to', column: 'k-status', value: 'Done' }, actions: [{ type: 'move_to_collection', collectionName: 'c2' }] })];
+  tree.automations = [automation('au1', 'Move done', { trigger: { type: 'column_changed_to', column: 'k-status', value: 'Done' }, actions: [{ type: 'move_to_collection', collectionName: 'c2' }] })];
   tree.grants = ['u2'];
-  return sideOf(ws, [member('u1', 'owner'), member('u2', 'member'), member('u3', 'member', { status: 'removed' })], [recipe('wa1', 'Weekly', { moduleId: null, scope: 'workspace' })], [tree]);
+  return sideOf(ws, [member('u1', 'owner'), member('u2', 'member'), member('u3', 'member', { status: 'removed' })], [automation('wa1', 'Weekly', { moduleId: null, scope: 'workspace' })], [tree]);
 }
 
-/** What a faithful restore reads back as: every id new, users mapped, notes attributed, archived
+/** What a faithful restore reads back as: every id new, users mapped, amendments attributed, archived
  * records unlisted (a fresh read cannot see them), run counts reset. */
 function restoredFrom(s: DrillSide & { trees: ModuleTree[] }, ids: Map<string, string>, users: Map<string, string>): DrillSide & { trees: ModuleTree[] } {
   // mapUsers swaps ids inside JSON text too (relation and person cells), as the restore's values are
@@ -130,7 +130,7 @@ describe('compareWorkspace', () => {
     expect(r.notRestorable).toContainEqual(expect.objectContaining({ entity: 'member', id: 'n-op', reason: expect.stringContaining('restoring user') }));
   });
 
-  it('fails on a missing module, an extra one, a changed recipe and a changed workspace field', () => {
+  it('fails on a missing module, an extra one, a changed automation and a changed workspace field', () => {
     const { input, restored, src } = setUp();
     restored.trees[0]!.module = { ...restored.trees[0]!.module, id: 'elsewhere', name: 'Other' };
     restored.workspaceAutomations[0] = { ...restored.workspaceAutomations[0]!, isActive: false };
@@ -150,7 +150,7 @@ describe('compareWorkspace', () => {
     expect(r).toMatchObject({ ok: false, differing: [{ entity: 'workspace', id: 'ws', reason: 'not restored' }] });
   });
 
-  it('strips only the line this restore added: a note restored before keeps its earlier line', () => {
+  it('strips only the line this restore added: an amendment restored before keeps its earlier line', () => {
     const { input, restored, src } = setUp();
     const earlier = 'first words\n\nRestored by wbsync — originally by Ada at 2026-01-01.';
     src.trees[0]!.amendments.find((a) => a.id === 'a3')!.message = earlier;

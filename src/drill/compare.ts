@@ -4,6 +4,7 @@
 
 import type { Automation, Member, Module, Workspace } from '../domain/entities.js';
 import { canon, type DiffFieldChange as FieldChange, diffModuleTrees, type EntityDiff, mapUsers, type ModuleTree, type NotRestored, translateIds } from '../restore/index.js';
+import { memberName } from '../domain/member-name.js';
 
 export const DRILL_ENTITIES = ['workspace', 'member', 'module', 'collection', 'column', 'record', 'subrecord', 'cell', 'amendment', 'automation', 'grant'] as const;
 export type DrillEntity = (typeof DRILL_ENTITIES)[number];
@@ -31,7 +32,7 @@ export interface CompareInput {
   planned: NotRestored[];
   /** Writes the service refused during the restore (or not sent because they needed one). */
   refused: NotRestored[];
-  /** config.restore.attribution: the line restored notes carry, stripped before comparing. */
+  /** config.restore.attribution: the line restored amendments carry, stripped before comparing. */
   attribution: string;
   /** The restored workspace was created under another name (a staging service): names not compared. */
   renamed?: boolean;
@@ -92,8 +93,8 @@ export interface WorkspaceComparison {
 export const NOT_RESTORABLE_FIELDS = [
   'ids: every object gets a new one (compared modulo ids, through the restore journal)',
   'creation and update times: the service stamps the time of the restore',
-  'note authors and times: the restoring user posts them (the attribution line keeps the originals)',
-  'automation run counts, last runs and last errors: history of the old recipes, not settings',
+  'amendment authors and times: the restoring user posts them (the attribution line keeps the originals)',
+  'automation run counts, last runs and last errors: history of the old automations, not settings',
   'archived records: a fresh read cannot list them, so they are restored but not read back',
 ];
 
@@ -115,7 +116,6 @@ function describe(e: EntityDiff): string {
   return `differs: ${(e.fields ?? []).map((f) => f.field).join(', ')}`;
 }
 
-const fullName = (m: Member): string => [m.firstName, m.lastName].filter(Boolean).join(' ') || m.email || m.userId;
 
 /** Compares one workspace; `ok` when nothing restorable differs. */
 export function compareWorkspace(input: CompareInput): WorkspaceComparison {
@@ -208,29 +208,29 @@ export function compareWorkspace(input: CompareInput): WorkspaceComparison {
   for (const m of members) {
     const got = restoredMembers.get(mapUser(m.userId));
     restoredMembers.delete(mapUser(m.userId));
-    if (!got) classify({ entity: 'member', change: 'removed', id: m.userId, label: fullName(m) });
-    else if (got.role !== m.role) classify({ entity: 'member', change: 'changed', id: m.userId, label: fullName(m), fields: [{ field: 'role', before: m.role, after: got.role }] });
+    if (!got) classify({ entity: 'member', change: 'removed', id: m.userId, label: memberName(m) });
+    else if (got.role !== m.role) classify({ entity: 'member', change: 'changed', id: m.userId, label: memberName(m), fields: [{ field: 'role', before: m.role, after: got.role }] });
   }
   for (const m of restoredMembers.values()) {
     // the user who ran the restore owns the workspace it created, member of the snapshot or not
-    if (m.role === 'owner') excuse({ entity: 'member', id: m.userId, label: fullName(m), reason: 'the restoring user owns the workspace it created' });
-    else classify({ entity: 'member', change: 'added', id: m.userId, label: fullName(m) });
+    if (m.role === 'owner') excuse({ entity: 'member', id: m.userId, label: memberName(m), reason: 'the restoring user owns the workspace it created' });
+    else classify({ entity: 'member', change: 'added', id: m.userId, label: memberName(m) });
   }
 
-  const recipe = (a: Automation): Record<string, unknown> => ({ name: a.name, trigger: a.trigger, conditions: a.conditions, match: a.match, actions: a.actions, isActive: a.isActive });
-  const restoredRecipes = new Map(restored.workspaceAutomations.map((a) => [a.id, a]));
+  const automation = (a: Automation): Record<string, unknown> => ({ name: a.name, trigger: a.trigger, conditions: a.conditions, match: a.match, actions: a.actions, isActive: a.isActive });
+  const restoredAutomations = new Map(restored.workspaceAutomations.map((a) => [a.id, a]));
   for (const a of source.workspaceAutomations) {
-    const mine = restoredRecipes.get(idMap.get(a.id) ?? '') ?? [...restoredRecipes.values()].find((b) => b.name === a.name);
+    const mine = restoredAutomations.get(idMap.get(a.id) ?? '') ?? [...restoredAutomations.values()].find((b) => b.name === a.name);
     if (!mine) {
       classify({ entity: 'workspaceAutomation', change: 'removed', id: a.id, label: a.name });
       continue;
     }
-    restoredRecipes.delete(mine.id);
-    const [x, y] = [translateIds(mapUsers(recipe(a), input.userMap), idMap) as Record<string, unknown>, recipe(mine)];
+    restoredAutomations.delete(mine.id);
+    const [x, y] = [translateIds(mapUsers(automation(a), input.userMap), idMap) as Record<string, unknown>, automation(mine)];
     const fields = Object.keys(x).filter((k) => canon(x[k]) !== canon(y[k])).map((k) => ({ field: k, before: x[k], after: y[k] }));
     if (fields.length) classify({ entity: 'workspaceAutomation', change: 'changed', id: a.id, label: a.name, fields });
   }
-  for (const b of restoredRecipes.values()) classify({ entity: 'workspaceAutomation', change: 'added', id: b.id, label: b.name });
+  for (const b of restoredAutomations.values()) classify({ entity: 'workspaceAutomation', change: 'added', id: b.id, label: b.name });
 
   const restoredModules = new Map(restored.modules.map((m) => [m.id, m]));
   for (const m of source.modules) {

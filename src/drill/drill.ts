@@ -62,7 +62,7 @@ export interface DrillReport {
 }
 
 /** The ledger (the copy's erasures) makes the source side what a restore may bring back: an erased
- * person's notes are left out of both, and listed as not restorable. */
+ * person's amendments are left out of both, and listed as not restorable. */
 function sideOf(state: StateReader, workspaceId: string, ledger?: Store): DrillSide | null {
   const workspace = state.workspaces().find((w) => w.id === workspaceId);
   if (!workspace) return null;

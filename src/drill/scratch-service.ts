@@ -1,5 +1,5 @@
 // Where a drill restores to: the bundled emulator, empty, on loopback, with one user per member of
-// the snapshot (so members, grants, person cells and recipes map to someone), or a staging service
+// the snapshot (so members, grants, person cells and automations map to someone), or a staging service
 // given by --target-url. Either way a client to it, the user map, and a stop().
 
 import { createHttpClient } from '../api/http-client.js';

@@ -2,7 +2,7 @@ import { describe, expect, it } from 'vitest';
 import type { ActivityQuery } from './activity.js';
 import { testBoard } from './test-kit.js';
 import { setCell } from './writes-records.js';
-import { personActor } from './world.js';
+import { personActor } from './actor.js';
 
 const q = (over: Partial<ActivityQuery> = {}): ActivityQuery => ({ limit: 5, before: null, visibleModules: null, ...over });
 

@@ -14,7 +14,7 @@ import type {
 import type { EmulatorState } from './state.js';
 import { lowerBound } from './state.js';
 import { Prng } from './ids.js';
-import type { Actor } from './world.js';
+import type { Actor } from './actor.js';
 
 /** Every action the deployed server writes; anything else is silent in the observed dialect. */
 const OBSERVED_ACTIONS: ReadonlySet<string> = new Set([

@@ -3,16 +3,16 @@ import { drainEvents, MAX_DEPTH } from './automation-engine.js';
 import type { AutomationDoc, Json } from './docs.js';
 import { testBoard, type TestBoard } from './test-kit.js';
 import { createRecord, setCell } from './writes-records.js';
-import { personActor } from './world.js';
+import { personActor } from './actor.js';
 
-function recipe(b: TestBoard, over: Partial<AutomationDoc> & { trigger: { [k: string]: Json }; actions: Json[] }): AutomationDoc {
+function automation(b: TestBoard, over: Partial<AutomationDoc> & { trigger: { [k: string]: Json }; actions: Json[] }): AutomationDoc {
   const at = b.w.state.clock.stamp();
   const doc: AutomationDoc = {
     _id: b.w.state.ids.id(),
     workspace: b.ws._id,
     module: b.mod._id,
     scope: 'module',
-    name: 'test recipe',
+    name: 'test automation',
     conditions: [],
     match: 'all',
     isActive: true,
@@ -33,7 +33,7 @@ function recipe(b: TestBoard, over: Partial<AutomationDoc> & { trigger: { [k: st
 describe('automation engine', () => {
   it('should complete and move a record when a status changes to a value', () => {
     const b = testBoard('spec');
-    const a = recipe(b, {
+    const a = automation(b, {
       trigger: { type: 'column_changed_to', column: b.status._id, value: 'Done' },
       actions: [{ type: 'set_completed', value: true }, { type: 'move_to_collection', collectionName: b.collections[1]! }],
     });
@@ -47,9 +47,9 @@ describe('automation engine', () => {
     expect(rows.every((r) => r.automation?._id === a._id)).toBe(true);
   });
 
-  it('should match workspace recipes by column name, case-insensitively', () => {
+  it('should match workspace automations by column name, case-insensitively', () => {
     const b = testBoard('observed');
-    recipe(b, {
+    automation(b, {
       module: null,
       scope: 'workspace',
       trigger: { type: 'record_created' },
@@ -62,7 +62,7 @@ describe('automation engine', () => {
 
   it('should respect conditions with match any/all', () => {
     const b = testBoard('spec');
-    const a = recipe(b, {
+    const a = automation(b, {
       trigger: { type: 'record_created' },
       conditions: [{ source: 'record', field: 'name', op: 'starts_with', value: 'urgent' }],
       actions: [{ type: 'rename_record', value: '[!] {{name}}' }],
@@ -76,13 +76,13 @@ describe('automation engine', () => {
     expect(a.runCount).toBe(1);
   });
 
-  it('should cap chains of recipes that set each other off', () => {
+  it('should cap chains of automations that set each other off', () => {
     const b = testBoard('spec');
-    const ping = recipe(b, {
+    const ping = automation(b, {
       trigger: { type: 'column_changed', column: b.text._id },
       actions: [{ type: 'set_column_value', column: b.status._id, value: 'Open' }],
     });
-    const pong = recipe(b, {
+    const pong = automation(b, {
       trigger: { type: 'column_changed', column: b.status._id },
       actions: [{ type: 'set_column_value', column: b.text._id, value: 'again' }],
     });
@@ -94,7 +94,7 @@ describe('automation engine', () => {
 
   it('should record the error of a failing action without counting a run', () => {
     const b = testBoard('spec');
-    const a = recipe(b, { trigger: { type: 'record_created' }, actions: [{ type: 'set_column_value', column: 'nope', value: 'x' }] });
+    const a = automation(b, { trigger: { type: 'record_created' }, actions: [{ type: 'set_column_value', column: 'nope', value: 'x' }] });
     createRecord(b.w, personActor(b.owner), b.mod, b.collections[0]!, 'x', null);
     drainEvents(b.w);
     expect(a.runCount).toBe(0);
@@ -102,9 +102,9 @@ describe('automation engine', () => {
     expect(a.lastRunAt).not.toBeNull();
   });
 
-  it('should leave inactive recipes alone', () => {
+  it('should leave inactive automations alone', () => {
     const b = testBoard('spec');
-    const a = recipe(b, { isActive: false, trigger: { type: 'record_created' }, actions: [{ type: 'set_completed' }] });
+    const a = automation(b, { isActive: false, trigger: { type: 'record_created' }, actions: [{ type: 'set_completed' }] });
     createRecord(b.w, personActor(b.owner), b.mod, b.collections[0]!, 'x', null);
     drainEvents(b.w);
     expect(a.runCount).toBe(0);

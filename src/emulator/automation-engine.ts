@@ -1,12 +1,13 @@
-// The automation engine: turns write events into recipe runs (trigger -> conditions -> actions).
-// Module recipes address columns by id, workspace recipes by name (case-insensitive) on every
-// module. Chains are capped at MAX_DEPTH so recipes that set each other off cannot loop forever.
+// The automation engine: turns write events into automation runs (trigger -> conditions -> actions).
+// Module automations address columns by id, workspace automations by name (case-insensitive) on every
+// module. Chains are capped at MAX_DEPTH so automations that set each other off cannot loop forever.
 
 import type { AutomationDoc, ColumnDoc, Json, ModuleDoc, RecordDoc } from './docs.js';
 import { displayName } from './touch.js';
 import { clearCell, createRecord, setCell, updateRecord } from './writes-records.js';
-import { postAmendment } from './writes-notes.js';
-import type { Actor, AutomationEvent, World } from './world.js';
+import { postAmendment } from './writes-amendments.js';
+import type { AutomationEvent, World } from './world.js';
+import type { Actor } from './actor.js';
 
 export const MAX_DEPTH = 4;
 
@@ -49,7 +50,7 @@ export function drainEvents(w: World): void {
     try {
       handleEvent(w, ev);
     } catch {
-      // A broken recipe must never take the server down; its error is recorded on the recipe.
+      // A broken automation must never take the server down; its error is recorded on the automation.
     }
   }
   w.events.length = 0;
@@ -92,18 +93,18 @@ function handleEvent(w: World, ev: AutomationEvent): void {
   const mod = rec ? w.state.liveModule(rec.module) : undefined;
   const person = w.state.users.get(ev.actor);
   if (!rec || !mod || !person) return;
-  const recipes: AutomationDoc[] = [];
+  const automations: AutomationDoc[] = [];
   for (const id of w.state.automationsByModule.get(mod._id)) {
     const a = w.state.automations.get(id);
-    if (a && !a.isDeleted && a.isActive) recipes.push(a);
+    if (a && !a.isDeleted && a.isActive) automations.push(a);
   }
   for (const id of w.state.automationsByWorkspace.get(mod.workspace)) {
     const a = w.state.automations.get(id);
-    if (a && !a.isDeleted && a.isActive) recipes.push(a);
+    if (a && !a.isDeleted && a.isActive) automations.push(a);
   }
-  if (recipes.length === 0) return;
+  if (automations.length === 0) return;
   for (const { type, target } of triggerTypes(w, ev, rec)) {
-    for (const a of recipes) {
+    for (const a of automations) {
       if (str(a.trigger.type) !== type || !triggerMatches(w, a, ev, mod)) continue;
       if (!conditionsHold(w, a, mod, target)) continue;
       run(w, a, mod, target, { user: person, automation: a, depth: ev.depth + 1, fires: true });

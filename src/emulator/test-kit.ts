@@ -7,7 +7,8 @@ import type { Dialect, SeedName } from './types.js';
 import { createRecord } from './writes-records.js';
 import { createCollection, createColumn } from './writes-board.js';
 import { createModule, createWorkspace } from './writes-structure.js';
-import { personActor, type World } from './world.js';
+import type { World } from './world.js';
+import { personActor } from './actor.js';
 
 export interface TestBoard {
   w: World;

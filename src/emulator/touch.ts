@@ -2,7 +2,8 @@
 // does not move them for automation-engine writes; the spec dialect moves them for every write.
 
 import type { ModuleDoc } from './docs.js';
-import type { Actor, World } from './world.js';
+import type { World } from './world.js';
+import type { Actor } from './actor.js';
 
 export function touchModule(w: World, actor: Actor, mod: ModuleDoc, at: string): void {
   if (w.rules.observed && actor.automation) return;

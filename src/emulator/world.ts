@@ -4,19 +4,10 @@
 import type { Access } from './access.js';
 import type { ActivityLog } from './activity.js';
 import type { DialectRules } from './dialect.js';
-import type { AutomationDoc, Json, UserDoc } from './docs.js';
+import type { Actor } from './actor.js';
+import type { Json } from './docs.js';
 import type { Serializer } from './serialize.js';
 import type { EmulatorState } from './state.js';
-
-/** Who performs a write: a person, or an automation acting for the person who set it off. */
-export interface Actor {
-  user: UserDoc;
-  automation: AutomationDoc | null;
-  /** Automation chain depth: 0 for a person's write. */
-  depth: number;
-  /** Observed: whether this write sets automations off (some API writes don't). */
-  fires: boolean;
-}
 
 export type AutomationEvent =
   | {
@@ -36,10 +27,6 @@ export interface World {
   activity: ActivityLog;
   /** Events waiting for the automation engine. */
   events: AutomationEvent[];
-}
-
-export function personActor(user: UserDoc): Actor {
-  return { user, automation: null, depth: 0, fires: true };
 }
 
 export function emit(w: World, actor: Actor, event: AutomationEvent): void {

@@ -4,7 +4,8 @@
 import type { CollectionDoc, ColumnDoc, Json, ModuleDoc, StatusOptionDoc } from './docs.js';
 import { purgeRecord } from './writes-records.js';
 import { touchModule } from './touch.js';
-import type { Actor, World } from './world.js';
+import type { World } from './world.js';
+import type { Actor } from './actor.js';
 
 // ---- collections ---------------------------------------------------------------------------
 

@@ -4,7 +4,8 @@
 import type { ColumnDoc, Json, ModuleDoc, RecordDoc, ValueDoc } from './docs.js';
 import { notify } from './notify.js';
 import { displayName, touchModule } from './touch.js';
-import { emit, type Actor, type World } from './world.js';
+import { emit, type World } from './world.js';
+import type { Actor } from './actor.js';
 
 export const SUBRECORD_SEED_STATUS = [
   { label: 'Not Started', color: '#94A3B8' },

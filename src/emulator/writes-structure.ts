@@ -5,7 +5,8 @@ import type { Json, MemberDoc, ModuleDoc, Role, TagDoc, UserDoc, WorkspaceDoc } 
 import { notify } from './notify.js';
 import { purgeRecord } from './writes-records.js';
 import { touchModule, touchWorkspace } from './touch.js';
-import type { Actor, World } from './world.js';
+import type { World } from './world.js';
+import type { Actor } from './actor.js';
 
 export function slugify(name: string, id: string): string {
   const base = name

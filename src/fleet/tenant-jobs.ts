@@ -6,7 +6,7 @@ import type { ServiceClient } from '../api/port.js';
 import type { Config } from '../config/schema.js';
 import type { Logger } from '../config/logger.js';
 import { Notifier } from '../alerts/notifier.js';
-import { createOperations, type PassHooks } from '../daemon/operations.js';
+import { createPassHooks, type PassHooks } from '../daemon/pass-hooks.js';
 import { createPassRunner } from '../daemon/pass-runner.js';
 import type { PassMetrics } from '../daemon/daemon-metrics.js';
 import type { HealthState } from '../daemon/health-state.js';
@@ -48,7 +48,7 @@ export function wantsOffsite(config: Config): boolean {
 
 /** The daemon's upkeep around a pass, minus what the fleet runs as jobs of their own (prune, offsite). */
 function passHooks(p: TenantParts, capture: (o: { ok: boolean; snapshot: number | null; error: string | null; kind: string }) => void): PassHooks {
-  const ops = createOperations({
+  const ops = createPassHooks({
     store: p.store,
     config: { ...p.config, retention: {}, offsite: { ...p.config.offsite, afterFullPass: false } },
     logger: p.logger,

@@ -18,10 +18,12 @@ import { WbsyncError } from '../domain/errors.js';
 import { ensureDir } from '../store/file-modes.js';
 import { createSharedBudget, releaseWorkerSlots, sweepBudget } from './budget.js';
 import { claimTenants, heartbeat, homedOn, registerWorker, WORKER_ID } from './homes.js';
+import { mountFleetConsole } from './fleet-console.js';
 import { fleetError, openFleetDb } from './pg.js';
 import { Mover } from './mover.js';
 import { closeOrphanRuns } from './runs.js';
 import { BOSS_SCHEMA, ensureFleetSchema } from './schema.js';
+import { readFleetStatus } from './status.js';
 import { tenantDbPath } from './tenant-config.js';
 import { TenantRuntime, type JobData } from './tenant-runtime.js';
 import { WorkerMetrics } from './worker-metrics.js';
@@ -83,6 +85,9 @@ export async function runFleetWorker(opts: FleetWorkerOptions): Promise<{ jobs: 
   let heldIdentity = false;
   let boss: PgBoss | null = null;
   let server: HealthServer | undefined;
+  let closeConsole = (): void => undefined;
+  /** Closes the console's read-only handle on a tenant's database as the tenant leaves this worker. */
+  let releaseConsole = (_tenant: string): void => undefined;
   let jobs = 0;
   const stopWorker = new AbortController();
   const stopping = AbortSignal.any([signal, stopWorker.signal]);
@@ -99,6 +104,7 @@ export async function runFleetWorker(opts: FleetWorkerOptions): Promise<{ jobs: 
     stopTenant: async (t) => {
       const rt = tenants.get(t);
       tenants.delete(t);
+      releaseConsole(t);
       await rt?.stop();
     },
     idleTenants: () => [...tenants.values()].filter((t) => !t.running && t.config).map((t) => ({ tenant: t.name, epoch: t.epoch })),
@@ -179,6 +185,7 @@ export async function runFleetWorker(opts: FleetWorkerOptions): Promise<{ jobs: 
       const h = homes.find((x) => x.tenant === name);
       if (!h || h.epoch !== t.epoch || h.baseUrl !== t.baseUrl || JSON.stringify(h.config) !== t.configText) {
         tenants.delete(name);
+        releaseConsole(name);
         logger.info({ tenant: name, reason: !h ? 'no longer homed here' : 'its home or settings changed' }, 'tenant stopping on this worker');
         // in the background: a long pass must not hold the heartbeat (a worker that stops beating
         // looks gone); the tenant starts again here, if it should, once it has stopped
@@ -244,8 +251,12 @@ export async function runFleetWorker(opts: FleetWorkerOptions): Promise<{ jobs: 
       throw fleetError(e, db.redact, 'taking the worker id');
     });
     const { host, port } = parseListen(fleet.listen);
-    server = await startHealthServer({ host, port, health, metrics: () => metrics.render([...tenants.values()].map((t) => ({ name: t.name, registry: t.metrics.registry }))) });
-    await registerWorker(db.pool, { id, capacity, healthUrl: `http://${server.address}`, instance });
+    // the web console under /ui/ (src/fleet/fleet-console.ts), on the daemon's terms
+    const mounted = mountFleetConsole({ workerId: id, config, logger, host, dataDir, local: () => [...tenants.values()], status: () => readFleetStatus(db.pool, fleet.workerTtlSeconds) });
+    closeConsole = () => mounted.ui?.close();
+    releaseConsole = (t) => mounted.ui?.release(t);
+    server = await startHealthServer({ host, port, health, tls: mounted.tls, ...(mounted.ui ? { ui: mounted.ui } : {}), metrics: () => metrics.render([...tenants.values()].map((t) => ({ name: t.name, registry: t.metrics.registry }))) });
+    await registerWorker(db.pool, { id, capacity, healthUrl: `${mounted.tls ? 'https' : 'http'}://${server.address}`, instance });
     await releaseWorkerSlots(db.pool, id);
     postgresOkAt = Date.now();
     boss = new PgBoss({ connectionString: db.url, schema: BOSS_SCHEMA, max: 4 + concurrency, application_name: `wbsync-boss:${id}`, schedule: false, supervise: true, migrate: true, archiveCompletedAfterSeconds: 3600, deleteAfterDays: 7 });
@@ -290,6 +301,7 @@ export async function runFleetWorker(opts: FleetWorkerOptions): Promise<{ jobs: 
       await releaseWorkerSlots(db.pool, id).catch(() => undefined);
     }
     await server?.close().catch(() => undefined);
+    closeConsole();
     const c = identity as pg.Client | null;
     identity = null;
     await c?.end().catch(() => undefined);

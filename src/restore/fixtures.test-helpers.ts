@@ -20,15 +20,15 @@ export function rec(id: string, name: string, over: Partial<BoardRecord> = {}): 
 export function cell(id: string, recordId: string, columnId: string, value: string): Cell {
   return { id, recordId, columnId, value, createdAt: T, updatedAt: T, raw: {} };
 }
-export function note(id: string, recordId: string, message: string, over: Partial<Amendment> = {}): Amendment {
+export function amendment(id: string, recordId: string, message: string, over: Partial<Amendment> = {}): Amendment {
   return { id, workspaceId: 'ws', moduleId: 'm1', recordId, parentId: null, userId: 'u1', message, edited: false, isDeleted: false, createdAt: T, raw: {}, ...over };
 }
-export function recipe(id: string, name: string, over: Partial<Automation> = {}): Automation {
+export function automation(id: string, name: string, over: Partial<Automation> = {}): Automation {
   return { id, workspaceId: 'ws', moduleId: 'm1', scope: 'module', name, trigger: { type: 'record_created' }, conditions: [], match: 'all', actions: [], isActive: true, runCount: 3, lastRunAt: T, lastError: null, createdAt: T, raw: {}, ...over };
 }
 
 /** A board with a self-relation, a reference through it, a relation into another module, a
- * thread with a reply and a tombstone, a sub-record, an archived record, a grant and a recipe. */
+ * thread with a reply and a tombstone, a sub-record, an archived record, a grant and an automation. */
 export function sampleTree(): ModuleTree {
   return {
     module: mod('m1'),
@@ -54,12 +54,12 @@ export function sampleTree(): ModuleTree {
       cell('v4', 's1', 'k-sub', '["u1"]'),
     ],
     amendments: [
-      note('a2', 'r1', 'a reply', { parentId: 'a1', createdAt: '2026-01-02T00:00:00.000Z' }),
-      note('a1', 'r1', '', { isDeleted: true, userId: null }),
-      note('a3', 'r1', 'edited text', { edited: true, createdAt: '2026-01-03T00:00:00.000Z' }),
+      amendment('a2', 'r1', 'a reply', { parentId: 'a1', createdAt: '2026-01-02T00:00:00.000Z' }),
+      amendment('a1', 'r1', '', { isDeleted: true, userId: null }),
+      amendment('a3', 'r1', 'edited text', { edited: true, createdAt: '2026-01-03T00:00:00.000Z' }),
     ],
     automations: [
-      recipe('au1', 'Move done', {
+      automation('au1', 'Move done', {
         trigger: { type: 'column_changed_to', column: 'k-status', value: 'Done' },
         actions: [{ type: 'move_to_collection', collectionName: 'c2' }, { type: 'create_record', targetModule: 'm-dead' }],
         isActive: false,

@@ -82,12 +82,12 @@ export class RecordReader {
   private async readDeep(r: BoardRecord): Promise<void> {
     const { client } = this.init;
     try {
-      const [values, subs, notes] = await Promise.all([
+      const [values, subs, amendments] = await Promise.all([
         client.listValues(r.id),
         r.subRecordCount > 0 ? client.listSubRecords(r.id) : Promise.resolve([] as BoardRecord[]),
         r.amendmentCount > 0 ? client.listAmendments(r.id) : Promise.resolve([] as Amendment[]),
       ]);
-      this.keepContent(r.id, values, notes);
+      this.keepContent(r.id, values, amendments);
       if (r.parentRecordId === null) await this.keepSubs(r.id, subs, this.init.needsDeep);
     } catch (e) {
       if (!isGoneError(e)) throw e;
@@ -126,11 +126,11 @@ export class RecordReader {
     );
   }
 
-  private keepContent(recordId: string, values: Cell[], notes: Amendment[]): void {
+  private keepContent(recordId: string, values: Cell[], amendments: Amendment[]): void {
     this.cells.push(...values);
-    this.amendments.push(...notes);
+    this.amendments.push(...amendments);
     this.listings.push({ kind: 'cell', recordId, ids: values.map((v) => v.id) });
-    this.listings.push({ kind: 'amendment', recordId, ids: notes.map((a) => a.id) });
+    this.listings.push({ kind: 'amendment', recordId, ids: amendments.map((a) => a.id) });
   }
 
   /** A parent's sub-record listing; stored live sub-records missing from it are read by id. */
@@ -198,13 +198,13 @@ export class RecordReader {
       const values = await client.listValues(id);
       const top = base.parentRecordId === null;
       this.probes += top ? 2 : 1;
-      const [subs, notes] = await Promise.all([
+      const [subs, amendments] = await Promise.all([
         top ? client.listSubRecords(id) : Promise.resolve([] as BoardRecord[]),
         client.listAmendments(id),
       ]);
-      const counts = stored ? {} : { subRecordCount: subs.length, amendmentCount: notes.filter((a) => !a.isDeleted).length };
+      const counts = stored ? {} : { subRecordCount: subs.length, amendmentCount: amendments.filter((a) => !a.isDeleted).length };
       this.records.push({ ...base, ...counts, isArchived: true, raw: { ...base.raw, isArchived: true } });
-      this.keepContent(id, values, notes);
+      this.keepContent(id, values, amendments);
       if (top) await this.keepSubs(id, subs, () => true);
     } catch (e) {
       if (!isGoneError(e)) throw e;

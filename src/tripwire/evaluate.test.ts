@@ -25,7 +25,7 @@ function changes(over: Partial<ModuleChanges> = {}): ModuleChanges {
 const col = (over: Partial<ColumnChange>): ColumnChange => ({ columnId: 'k1', name: 'Stage', before: 400, added: 0, changed: 0, removed: 0, deleted: false, writers: [ada], ...over });
 
 describe('evaluateTripwire', () => {
-  it('a normal day does not trip it: a few records, a few cells, a note or two', () => {
+  it('a normal day does not trip it: a few records, a few cells, an amendment or two', () => {
     const day = changes({ records: { before: 400, removed: 3 }, amendments: { before: 50, deleted: 2 }, columns: [col({ changed: 25, removed: 2 })] });
     expect(evaluateTripwire([day], T, 7, 8)).toEqual([]);
   });

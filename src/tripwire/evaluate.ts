@@ -125,7 +125,7 @@ export function evaluateTripwire(changes: readonly ModuleChanges[], t: TripwireT
 }
 
 /** The argument vector that undoes an incident: the pinned rollback, or the module's restore. */
-// Both pause the module's and the workspace's recipes meanwhile: a value put back is not a person
+// Both pause the module's and the workspace's automations meanwhile: a value put back is not a person
 // changing it now, and must not set off "Won → completed" on deals nobody won today.
 export function undoArgv(f: Pick<Finding, 'kind' | 'moduleId' | 'snapshot' | 'workspaceId'>, incidentId: number): string[] | null {
   if (f.kind === 'module-deleted') return ['wbsync', 'restore', 'module', f.moduleId!, '--snapshot', String(f.snapshot), '--pause-automations'];

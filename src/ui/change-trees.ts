@@ -14,14 +14,14 @@ function side(state: StateReader, reads: ConsoleReads, c: ChangedModule, labelRe
   if (!module) return null;
   const n = state.snapshotId;
   const records = reads.recordsById([...c.records, ...labelRecords], n);
-  const notes = [...new Set(c.noteRecords)].flatMap((r) => reads.amendmentsOf(r, n));
+  const amendments = [...new Set(c.amendmentRecords)].flatMap((r) => reads.amendmentsOf(r, n));
   return {
     module,
     collections: state.collections(c.moduleId),
     columns: state.columns(c.moduleId),
     records,
     cells: reads.cellsById(c.cells, n),
-    amendments: notes,
+    amendments,
     automations: state.moduleAutomations(c.moduleId),
     grants: state
       .moduleAccess(module.workspaceId)
@@ -32,8 +32,8 @@ function side(state: StateReader, reads: ConsoleReads, c: ChangedModule, labelRe
 }
 
 export function changeTrees(a: StateReader, b: StateReader, reads: ConsoleReads, c: ChangedModule): { a: ModuleTree | null; b: ModuleTree | null } {
-  // records named in labels: the records of changed cells and notes, and parents of changed sub-records
-  const labels = new Set<string>(c.noteRecords);
+  // records named in labels: the records of changed cells and amendments, and parents of changed sub-records
+  const labels = new Set<string>(c.amendmentRecords);
   for (const n of [a.snapshotId, b.snapshotId]) {
     for (const cell of reads.cellsById(c.cells, n)) labels.add(cell.recordId);
     for (const r of reads.recordsById(c.records, n)) if (r.parentRecordId) labels.add(r.parentRecordId);

@@ -19,7 +19,7 @@ export function page(p: PageShell): Html {
   const nav = p.bare
     ? ''
     : html`<nav>${link('overview', '/', 'Overview')}${link('snapshots', '/snapshots', 'Snapshots')}${link('browse', '/browse', 'Browse')}${link('recover', '/recover', 'Recover')}</nav>
-      <form method="get" action="${p.base}/search" role="search"><input type="search" name="q" placeholder="Search records, notes and cells" aria-label="search">${p.snapshot === undefined ? '' : html`<input type="hidden" name="snapshot" value="${p.snapshot}">`}</form>`;
+      <form method="get" action="${p.base}/search" role="search"><input type="search" name="q" placeholder="Search records, amendments and cells" aria-label="search">${p.snapshot === undefined ? '' : html`<input type="hidden" name="snapshot" value="${p.snapshot}">`}</form>`;
   return html`<!doctype html>
 <html lang="en"><head><meta charset="utf-8"><meta name="viewport" content="width=device-width, initial-scale=1">
 <title>${p.title} · wbsync</title><link rel="stylesheet" href="${p.base}/static/console.css"></head>

@@ -12,6 +12,7 @@
 // column-naming columns) is read and planned as before, so what is listed is the planner's, in its
 // order. Steps of the cells phase are only ever counted by the page (summarisePlan), never shown.
 
+import { memberName } from '../domain/member-name.js';
 import type { BoardRecord, Column, Member } from '../domain/entities.js';
 import { collectRefs, planRestore, restoredIdMap, summarisePlan, treeFromState, type NotRestored, type PlanSummary } from '../restore/index.js';
 import { countValuedCellsAt, readModuleContent, withContent } from '../store/read/index.js';
@@ -26,7 +27,6 @@ export interface RestorePreview {
   notRestored: NotRestored[];
 }
 
-const displayName = (m: Member): string => [m.firstName, m.lastName].filter(Boolean).join(' ') || m.email || m.userId;
 
 /** Columns whose cells are counted, not read: not relations, settings naming no other column. */
 export function plainColumns(columns: readonly Column[]): string[] {
@@ -59,7 +59,7 @@ function recordsWithoutCells(plan: RestorePlan, records: readonly BoardRecord[],
     .map((r) => r.id);
 }
 
-/** `n` more createCell steps, as the planner would have laid them out (one phase, before notes). */
+/** `n` more createCell steps, as the planner would have laid them out (one phase, before amendments). */
 function withCountedCells(plan: RestorePlan, n: number): { counts: Record<string, number>; summary: PlanSummary } {
   const summary = summarisePlan(plan);
   if (n === 0) return { counts: plan.counts, summary };
@@ -85,7 +85,7 @@ function withCountedCells(plan: RestorePlan, n: number): { counts: Record<string
 export function previewRestore(store: Store, opts: { moduleId: string; snapshot: number; snapState: StateReader; latestState: StateReader; attribution: string }): RestorePreview {
   const { moduleId, snapshot, snapState, latestState } = opts;
   const plain = plainColumns(snapState.columns(moduleId));
-  // the ledger: an erased record or person's note is listed as not restorable, as the command will
+  // the ledger: an erased record or person's amendment is listed as not restorable, as the command will
   const tree = treeFromState(withContent(snapState, moduleId, readModuleContent(store.db, moduleId, snapshot, plain)), moduleId, store.db)!;
   const ws = tree.module.workspaceId;
   const liveIds = new Set(latestState.modules(ws).map((m) => m.id));
@@ -96,7 +96,7 @@ export function previewRestore(store: Store, opts: { moduleId: string; snapshot:
     restoredIds: restoredIdMap(store.db, liveIds),
     moduleNames: new Map(snapState.modules(ws).map((m) => [m.id, m.name])),
     memberIds: new Set(latestState.members(ws).map((m) => m.userId)),
-    userNames: new Map(snapState.members(ws).map((m) => [m.userId, displayName(m)])),
+    userNames: new Map(snapState.members(ws).map((m) => [m.userId, memberName(m)])),
     attribution: opts.attribution,
   });
   const skipped = recordsWithoutCells(plan, tree.records, new Set(tree.collections.map((c) => c.id)));

@@ -16,6 +16,7 @@
 // cell is planned as before; the planner writes its cells in one run, ordered by (held at the
 // snapshot first) record then id, so the first page merges both by that order.
 
+import { memberName } from '../domain/member-name.js';
 import type { Column, Member } from '../domain/entities.js';
 import { collectRefs, planRollback, ROLLBACK_KINDS, summarisePlan, treeFromState, type FieldChange, type NotRestored, type PlanSummary } from '../restore/index.js';
 import { plainCellChanges, readModuleWindow, withContent, type PlainCellWrite } from '../store/read/index.js';
@@ -31,7 +32,6 @@ export interface RollbackPreview {
   newRecords: { id: string; name: string }[];
 }
 
-const displayName = (m: Member): string => [m.firstName, m.lastName].filter(Boolean).join(' ') || m.email || m.userId;
 
 /** Columns at both snapshots whose changed cells are counted in SQL (see above). */
 export function plainRollbackColumns(base: readonly Column[], after: readonly Column[], baseStructure: ReadonlySet<string>): string[] {
@@ -55,7 +55,7 @@ export function previewRollback(
   const structure = new Set([...snapState.collections(moduleId).map((c) => c.id), ...baseColumns.map((c) => c.id)]);
   const plain = plainRollbackColumns(baseColumns, latestState.columns(moduleId), structure);
   const window = readModuleWindow(store.db, moduleId, snapshot, latest, plain);
-  // the ledger: an erased record or person's note is listed as not restorable, as the command will
+  // the ledger: an erased record or person's amendment is listed as not restorable, as the command will
   const base = treeFromState(withContent(snapState, moduleId, window.base), moduleId, store.db)!;
   const after = treeFromState(withContent(latestState, moduleId, window.after), moduleId)!;
   const ws = base.module.workspaceId;
@@ -68,12 +68,12 @@ export function previewRollback(
     force: false,
     workspaceId: ws,
     attribution: opts.attribution,
-    userNames: new Map(latestState.members(ws).map((m) => [m.userId, displayName(m)])),
-    // recipes naming what the rollback would recreate are re-pointed (counted in the preview)
-    recipes: [...after.automations, ...latestState.workspaceAutomations(ws)],
+    userNames: new Map(latestState.members(ws).map((m) => [m.userId, memberName(m)])),
+    // automations naming what the rollback would recreate are re-pointed (counted in the preview)
+    automations: [...after.automations, ...latestState.workspaceAutomations(ws)],
   });
 
-  // the planner's cell writes sit in one run between the record writes and the notes'
+  // the planner's cell writes sit in one run between the record writes and the amendments'
   const writes = r.writes;
   let from = writes.findIndex((w) => w.entity === 'cell');
   if (from < 0) from = writes.findIndex((w) => w.entity === 'amendment');

@@ -65,8 +65,8 @@ export interface BodyCase {
   observedWrong?: number;
 }
 
-const recipe = { name: 'r', trigger: { type: 'record_archived' }, conditions: [], match: 'all', actions: [{ type: 'post_amendment', value: 'x' }] };
-const wrongRecipe = { name: 7, trigger: 'now', conditions: {}, match: 'some', actions: 'go' };
+const automation = { name: 'r', trigger: { type: 'record_archived' }, conditions: [], match: 'all', actions: [{ type: 'post_amendment', value: 'x' }] };
+const wrongAutomation = { name: 7, trigger: 'now', conditions: {}, match: 'some', actions: 'go' };
 
 export const BODY_ROUTES: Partial<Record<RouteName, BodyCase>> = {
   'POST /workspaces': { valid: () => ({ name: 'w' }), wrong: { name: { $gt: '' }, icon: 42 }, required: true, observedMissing: 500 },
@@ -86,8 +86,8 @@ export const BODY_ROUTES: Partial<Record<RouteName, BodyCase>> = {
   'PUT /columns/{columnId}': { valid: () => ({ name: 'c' }), wrong: { width: 'wide', statusOptions: 'none' }, required: false },
   'POST /amendments/{recordId}': { valid: () => ({ message: 'm' }), wrong: { message: {}, mentions: 'all' }, required: true, observedMissing: 400 },
   'PUT /amendments/{amendmentId}': { valid: () => ({ message: 'm' }), wrong: { message: [] }, required: true, observedMissing: 400 },
-  'POST /automations/{moduleId}': { valid: () => recipe, wrong: wrongRecipe, required: true, observedMissing: 400 },
-  'POST /automations/workspace/{workspaceId}': { valid: () => recipe, wrong: wrongRecipe, required: true, observedMissing: 400 },
+  'POST /automations/{moduleId}': { valid: () => automation, wrong: wrongAutomation, required: true, observedMissing: 400 },
+  'POST /automations/workspace/{workspaceId}': { valid: () => automation, wrong: wrongAutomation, required: true, observedMissing: 400 },
   'PUT /automations/{automationId}': { valid: () => ({ isActive: false }), wrong: { isActive: { no: 1 }, trigger: 'soon' }, required: false },
   'PUT /module-access/{workspaceId}/{userId}': { valid: () => ({ moduleIds: [] }), wrong: { moduleIds: 'all' }, required: true },
 };

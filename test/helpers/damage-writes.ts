@@ -1,9 +1,9 @@
 // Damage the way teams damage boards, for the rollback property test: a column overwritten on every
 // row, a column deleted (preferring a relation column that reference columns go through, or one a
-// recipe names), a collection deleted, rows renamed, moved, completed and deleted (DELETE, the route
-// people use: preferring rows with sub-records), sub-records deleted, notes deleted, cells set and
-// cleared. Nothing here touches recipes, the module's settings or grants (a rollback leaves those
-// alone). Seeded; every write waits for the service's recipe runs, and is logged in the
+// automation names), a collection deleted, rows renamed, moved, completed and deleted (DELETE, the route
+// people use: preferring rows with sub-records), sub-records deleted, amendments deleted, cells set and
+// cleared. Nothing here touches automations, the module's settings or grants (a rollback leaves those
+// alone). Seeded; every write waits for the service's automation runs, and is logged in the
 // RestoreWriter's `applied` list for the reproducer.
 
 import type { RunningEmulator } from '../../src/emulator/types.js';
@@ -47,7 +47,7 @@ export class DamageWriter {
       cols,
       autos,
       values: d.values.filter((v) => !v.isDeleted && reachable.has(v.record) && cols.some((c) => c._id === v.column)),
-      notes: d.amendments.filter((a) => !a.isDeleted && reachable.has(a.record)),
+      amendments: d.amendments.filter((a) => !a.isDeleted && reachable.has(a.record)),
     };
   }
 
@@ -99,12 +99,12 @@ export class DamageWriter {
         for (const rec of s.tops) await this.setValue(moduleId, s, rec, col, value);
         return true;
       }],
-      [2, 'delete a column (a relation references go through, or one a recipe names)', async (s) => {
+      [2, 'delete a column (a relation references go through, or one an automation names)', async (s) => {
         if (s.cols.length < 3) return false;
         const via = new Set(s.cols.filter((c) => c.type === 'reference').map((c) => c.settings?.via));
-        const recipes = JSON.stringify(s.autos.map((a) => [a.trigger, a.conditions, a.actions]));
+        const automations = JSON.stringify(s.autos.map((a) => [a.trigger, a.conditions, a.actions]));
         const relations = s.cols.filter((c) => via.has(c._id));
-        const named = s.cols.filter((c) => recipes.includes(c._id));
+        const named = s.cols.filter((c) => automations.includes(c._id));
         const r = this.rnd();
         const c = this.pick(r < 0.4 && relations.length ? relations : r < 0.75 && named.length ? named : s.cols)!;
         await this.call('DELETE', `/columns/${c._id}`);
@@ -112,8 +112,8 @@ export class DamageWriter {
       }],
       [1, 'delete a collection', async (s) => {
         if (s.colls.length < 3) return false;
-        const recipes = JSON.stringify(s.autos.map((a) => [a.conditions, a.actions]));
-        const named = s.colls.filter((c) => recipes.includes(c._id));
+        const automations = JSON.stringify(s.autos.map((a) => [a.conditions, a.actions]));
+        const named = s.colls.filter((c) => automations.includes(c._id));
         const c = this.pick(named.length && this.rnd() < 0.5 ? named : s.colls)!;
         await this.call('DELETE', `/collections/${c._id}`);
         return true;
@@ -153,9 +153,9 @@ export class DamageWriter {
         await this.call('DELETE', `/records/${x._id}`);
         return true;
       }],
-      [1.5, 'delete notes', async (s) => {
-        const withReplies = s.notes.filter((x) => !x.parentComment && s.notes.some((y) => y.parentComment === x._id));
-        const a = this.pick(withReplies.length && this.rnd() < 0.6 ? withReplies : s.notes);
+      [1.5, 'delete amendments', async (s) => {
+        const withReplies = s.amendments.filter((x) => !x.parentComment && s.amendments.some((y) => y.parentComment === x._id));
+        const a = this.pick(withReplies.length && this.rnd() < 0.6 ? withReplies : s.amendments);
         if (!a) return false;
         await this.call('DELETE', `/amendments/${a._id}`);
         return true;

@@ -133,14 +133,14 @@ export class Writer {
     const subs = recs.filter((r) => r.parentRecord && topIds.has(r.parentRecord));
     const columns = d.columns.filter((c) => !c.isDeleted && modIds.has(c.module));
     const values = d.values.filter((v) => !v.isDeleted && (topIds.has(v.record) || subs.some((s) => s._id === v.record)));
-    const notes = d.amendments.filter((a) => !a.isDeleted && topIds.has(a.record));
+    const amendments = d.amendments.filter((a) => !a.isDeleted && topIds.has(a.record));
     const autos = d.automations.filter((a) => !a.isDeleted && (a.module === null || modIds.has(a.module)));
     // archived but reachable: top-level in a live collection, or a sub-record of a reachable parent
     const archivedTop = d.records.filter((r) => !r.isDeleted && r.isArchived && !r.parentRecord && modIds.has(r.module) && colIds.has(r.collectionName));
     const reachableParents = new Set([...topIds, ...archivedTop.map((r) => r._id)]);
     const allSubs = d.records.filter((r) => !r.isDeleted && r.parentRecord && reachableParents.has(r.parentRecord));
     const parentsWithSubs = top.filter((r) => allSubs.some((x) => x.parentRecord === r._id));
-    return { d, mods, cols, top, subs, columns, values, notes, autos, archivedTop, allSubs, parentsWithSubs, ws: d.workspaces[0] };
+    return { d, mods, cols, top, subs, columns, values, amendments, autos, archivedTop, allSubs, parentsWithSubs, ws: d.workspaces[0] };
   }
 
   private async call(method: string, path: string, body?: unknown): Promise<any> {
@@ -188,16 +188,16 @@ export class Writer {
       }
       case 11: { const v = this.pick(s.values); if (v) await this.call('DELETE', `/record-values/${v._id}`); return; }
       case 12: if (rec) await this.call('POST', `/amendments/${rec._id}`, { message: `note ${this.applied.length}` }); return;
-      case 13: { const n = this.pick(s.notes.filter((a) => !a.parentComment)); if (n) await this.call('POST', `/amendments/${n.record}`, { message: `reply ${this.applied.length}`, parentComment: n._id }); return; }
+      case 13: { const n = this.pick(s.amendments.filter((a) => !a.parentComment)); if (n) await this.call('POST', `/amendments/${n.record}`, { message: `reply ${this.applied.length}`, parentComment: n._id }); return; }
       case 14: {
         // The deployed service logs amendment edits nowhere and moves no timestamp: in the
         // observed dialect they are picked up by the next full pass only (README: blind spots).
         if (this.dialect === 'observed' && !this.blindWrites) return;
-        const n = this.pick(s.notes.filter((a) => a.user === this.target.users[0]!.id));
+        const n = this.pick(s.amendments.filter((a) => a.user === this.target.users[0]!.id));
         if (n) await this.call('PUT', `/amendments/${n._id}`, { message: `edited ${this.applied.length}` });
         return;
       }
-      case 15: { const n = this.pick(s.notes); if (n) await this.call('DELETE', `/amendments/${n._id}`); return; }
+      case 15: { const n = this.pick(s.amendments); if (n) await this.call('DELETE', `/amendments/${n._id}`); return; }
       case 16: if (mod) await this.call('POST', `/collections/${mod._id}`, { name: `group ${this.applied.length}`, color: '#123456' }); return;
       case 17: { const c = this.pick(s.cols); if (c) await this.call(this.rnd() < 0.5 ? 'PUT' : 'DELETE', `/collections/${c._id}`, { name: `group renamed ${this.applied.length}` }); return; }
       case 18: {
@@ -287,7 +287,7 @@ export class Writer {
       case 8: { const r = this.pick(s.parentsWithSubs); if (r) await this.call('DELETE', `/records/${r._id}`); return; }
       case 9: {
         // a thread whose parent is deleted while a reply lives (a tombstone)
-        const a = this.pick(s.notes.filter((x) => !x.parentComment && s.notes.some((y) => y.parentComment === x._id)));
+        const a = this.pick(s.amendments.filter((x) => !x.parentComment && s.amendments.some((y) => y.parentComment === x._id)));
         if (a) await this.call('DELETE', `/amendments/${a._id}`);
         return;
       }

@@ -1,11 +1,12 @@
 // Checks a module read cannot make on its own after a rollback: that references resolve as they did
 // (a reference column whose `via` names a dead relation column reads the same id-for-id, but
-// resolves to nothing), and that no recipe or column setting still names an object of the module
+// resolves to nothing), and that no automation or column setting still names an object of the module
 // that is gone (translated through the id map, a dead id and a re-pointed one look alike).
 
 import type { RunningEmulator } from '../../src/emulator/types.js';
 import { api, dumpOf } from './harness.js';
-import { idsOf, readModule, translateIds, type ModuleView } from './module-snapshot.js';
+import { idsOf, translateIds } from './module-compare.js';
+import { readModule, type ModuleView } from './module-snapshot.js';
 
 type Resolved = Record<string, Record<string, { items: unknown[]; display: string }>>;
 
@@ -19,7 +20,7 @@ export async function readReferences(emu: RunningEmulator, moduleId: string, new
 const ID = /\b[0-9a-f]{24}\b/g;
 
 /**
- * Ids of objects of the module in `good` that the module's and the workspace's recipes, the
+ * Ids of objects of the module in `good` that the module's and the workspace's automations, the
  * module's column settings or its cells (relation cells) name now although no such object is live:
  * "what points at nothing".
  */

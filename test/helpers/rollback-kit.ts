@@ -7,10 +7,11 @@ import { expect } from 'vitest';
 import type { ServiceClient } from '../../src/api/port.js';
 import { runCli } from '../../src/cli/run.js';
 import type { Dialect } from '../../src/emulator/types.js';
-import { idMapOf, rollback, type RollbackResult, type RollbackScope, type RollbackTo } from '../../src/restore/index.js';
+import { idMapOf, rollback, type FieldChange, type RollbackResult, type RollbackScope, type RollbackTo } from '../../src/restore/index.js';
 import { readModuleLive } from '../../src/sync/live-module.js';
 import { api, dumpOf, makeHarness, silentLogger, unwrap, type Harness } from './harness.js';
-import { compareModules, formatDifferences, invertIdMap, readModule, type ModuleView } from './module-snapshot.js';
+import { compareModules, formatDifferences, invertIdMap } from './module-compare.js';
+import { readModule, type ModuleView } from './module-snapshot.js';
 
 export const ATTRIBUTION = 'Restored by wbsync — originally by {author} at {createdAt}.';
 export { WRITE } from './dying-client.js';
@@ -175,18 +176,43 @@ export function expectCollection(v: ModuleView, id: string, fields: Record<strin
   if (!c) throw new Error(`expected view: no collection ${id}`);
   Object.assign(c.fields, fields);
 }
-export function expectNote(v: ModuleView, id: string, fields: Record<string, unknown>): void {
+export function expectAmendment(v: ModuleView, id: string, fields: Record<string, unknown>): void {
   const n = Object.values(v.amendments).flat().find((x) => x.id === id);
-  if (!n) throw new Error(`expected view: no note ${id}`);
+  if (!n) throw new Error(`expected view: no amendment ${id}`);
   Object.assign(n.fields, fields);
 }
 
 export { dyingClient } from './dying-client.js';
 
-/** The attributed text a reposted note carries. */
-export function attributed(h: Harness, note: Record<string, any>): string {
-  const u = h.emu.users.find((x) => x.id === note.user);
-  const author = u ? [u.firstName, u.lastName].filter(Boolean).join(' ') : String(note.user);
-  const line = ATTRIBUTION.split('{author}').join(author).split('{createdAt}').join(String(note.createdAt));
-  return note.message ? `${note.message}\n\n${line}` : line;
+/** The attributed text a reposted amendment carries. */
+export function attributed(h: Harness, amendment: Record<string, any>): string {
+  const u = h.emu.users.find((x) => x.id === amendment.user);
+  const author = u ? [u.firstName, u.lastName].filter(Boolean).join(' ') : String(amendment.user);
+  const line = ATTRIBUTION.split('{author}').join(author).split('{createdAt}').join(String(amendment.createdAt));
+  return amendment.message ? `${amendment.message}\n\n${line}` : line;
+}
+
+// ---- expectations shared by the rollback scenarios ----------------------------------------
+
+/** A deep copy of "good", to put the expected edits on. */
+export const expectedFrom = (good: ModuleView): ModuleView => structuredClone(good);
+
+/** Sets (or adds) a cell of the expected view. */
+export function expectCellValue(v: ModuleView, recordId: string, columnId: string, value: unknown): void {
+  const list = (v.cells[recordId] ??= []);
+  const c = list.find((x) => x.column === columnId);
+  if (c) c.value = value;
+  else list.push({ id: `new:${recordId}|${columnId}`, column: columnId, label: `cell ${recordId}|${columnId}`, value });
+}
+
+export const brief = (c: FieldChange): string => `${c.entity} ${c.label} ${c.field}: base ${JSON.stringify(c.base)}, after ${JSON.stringify(c.after)}, live ${JSON.stringify(c.live)}`;
+export const conflictOf = (entity: FieldChange['entity'], id: string, field: string, live: unknown) => expect.objectContaining({ entity, id, field, live });
+
+/** Runs the scenario, then closes the board's harness whatever happens. */
+export async function closing<T>(b: Board, f: () => Promise<T>): Promise<T> {
+  try {
+    return await f();
+  } finally {
+    await b.h.close();
+  }
 }

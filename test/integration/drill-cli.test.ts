@@ -8,24 +8,22 @@ import Database from 'better-sqlite3';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { startEmulator } from '../../src/emulator/index.js';
 import type { RunningEmulator } from '../../src/emulator/types.js';
-import { dumpOf, tempDir, runCliCaptured } from '../helpers/harness.js';
+import { dumpOf } from '../helpers/harness.js';
+import { syncedEmulator, type SyncedEmulator } from '../helpers/synced-emulator.js';
 
 describe.each(['spec', 'observed'] as const)('wbsync drill (%s dialect)', (dialect) => {
+  let s: SyncedEmulator;
   let emu: RunningEmulator;
   let dir: string;
-  let cleanup: () => void;
   let env: NodeJS.ProcessEnv;
-  const cli = (...argv: string[]): ReturnType<typeof runCliCaptured> => runCliCaptured(argv, env);
+  const cli = (...argv: string[]): ReturnType<SyncedEmulator['cli']> => s.cli(...argv);
   beforeAll(async () => {
-    emu = await startEmulator({ dialect, seed: 'demo' });
-    ({ dir, cleanup } = tempDir());
-    env = { WBSYNC_BASE_URL: emu.baseUrl, WBSYNC_API_KEY: emu.apiKey, WBSYNC_DB: join(dir, 'w.db'), WBSYNC_LOG_LEVEL: 'silent' };
-    expect((await cli('sync')).code).toBe(0);
+    s = await syncedEmulator({ dialect });
+    ({ emu, dir, env } = s);
     emu.requestLog.clear();
   });
   afterAll(async () => {
-    await emu.stop();
-    cleanup();
+    await s?.stop();
   });
 
   it('passes on the demo seed: exit 0, exactly one JSON document, nothing sent to the configured service', { timeout: 90_000 }, async () => {

@@ -4,23 +4,19 @@
 
 import { createHash } from 'node:crypto';
 import fs from 'node:fs';
-import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { acquireLock } from '../../src/store/lock.js';
-import { startEmulator } from '../../src/emulator/index.js';
 import type { RunningEmulator } from '../../src/emulator/types.js';
-import { tempDir, runCliCaptured } from '../helpers/harness.js';
+import { syncedEmulator, type SyncedEmulator } from '../helpers/synced-emulator.js';
 
 const bytes = (f: string): Buffer => (fs.existsSync(f) ? fs.readFileSync(f) : Buffer.alloc(0));
 
 describe.each(['spec', 'observed'] as const)('wbsync erase (%s dialect)', (dialect) => {
   let emu: RunningEmulator;
-  let dir: string;
   let db: string;
-  let cleanup: () => void;
-  let env: NodeJS.ProcessEnv;
+  let s: SyncedEmulator;
   const filesHash = (): string => createHash('sha256').update(bytes(db)).update(bytes(`${db}-wal`)).digest('hex');
-  const cli = (...argv: string[]): ReturnType<typeof runCliCaptured> => runCliCaptured(argv, env);
+  const cli = (...argv: string[]): ReturnType<SyncedEmulator['cli']> => s.cli(...argv);
   const q = async (sql: string, ...params: unknown[]): Promise<unknown[]> => {
     const Database = (await import('better-sqlite3')).default;
     const d = new Database(db, { readonly: true });
@@ -31,16 +27,11 @@ describe.each(['spec', 'observed'] as const)('wbsync erase (%s dialect)', (diale
     }
   };
   beforeAll(async () => {
-    emu = await startEmulator({ dialect, seed: 'demo' });
-    ({ dir, cleanup } = tempDir());
-    db = join(dir, 'w.db');
-    env = { WBSYNC_BASE_URL: emu.baseUrl, WBSYNC_API_KEY: emu.apiKey, WBSYNC_DB: db, WBSYNC_LOG_LEVEL: 'silent' };
-    expect((await cli('sync')).code).toBe(0);
-    expect((await cli('sync')).code).toBe(0);
+    s = await syncedEmulator({ dialect, syncs: 2 });
+    ({ emu, db } = s);
   });
   afterAll(async () => {
-    await emu.stop();
-    cleanup();
+    await s?.stop();
   });
 
   it('refuses without a target, with a bad id or mixed flags: exit 2, not a byte changed', async () => {

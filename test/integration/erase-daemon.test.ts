@@ -6,7 +6,7 @@ import fs from 'node:fs';
 import { afterEach, describe, expect, it } from 'vitest';
 import { Notifier } from '../../src/alerts/notifier.js';
 import { ConfigSchema } from '../../src/config/schema.js';
-import { createOperations } from '../../src/daemon/operations.js';
+import { createPassHooks } from '../../src/daemon/pass-hooks.js';
 import type { Dialect } from '../../src/emulator/types.js';
 import { erase } from '../../src/store/erasure/index.js';
 import { makeHarness, silentLogger, type Harness } from '../helpers/harness.js';
@@ -43,7 +43,7 @@ describe.each(['spec', 'observed'] as Dialect[])('erasure finished by the daemon
 
     const config = ConfigSchema.parse({});
     const notifier = new Notifier({ webhooks: [], database: h.dbPath, timeoutMs: 1000, logger: silentLogger });
-    const ops = createOperations({ store: h.store, config, logger: silentLogger, notifier, now: () => new Date() });
+    const ops = createPassHooks({ store: h.store, config, logger: silentLogger, notifier, now: () => new Date() });
 
     // an incremental pass leaves the file rewrite for a full one (VACUUM is not for every 5 minutes)
     const inc = await h.sync();

@@ -7,19 +7,18 @@ import { join } from 'node:path';
 import * as age from 'age-encryption';
 import S3rver from 's3rver';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { startEmulator } from '../../src/emulator/index.js';
-import type { RunningEmulator } from '../../src/emulator/types.js';
-import { tempDir, runCliCaptured } from '../helpers/harness.js';
+import { tempDir } from '../helpers/harness.js';
+import { syncedEmulator, type SyncedEmulator } from '../helpers/synced-emulator.js';
 import { foundIn } from '../helpers/erase-kit.js';
 
 describe('wbsync erase --offsite', () => {
   let s3: InstanceType<typeof S3rver>;
-  let emu: RunningEmulator;
+  let synced: SyncedEmulator;
   let scratch: { dir: string; cleanup: () => void };
   let env: NodeJS.ProcessEnv;
   let identityFile: string;
   const saved = { id: process.env.AWS_ACCESS_KEY_ID, secret: process.env.AWS_SECRET_ACCESS_KEY };
-  const cli = (...argv: string[]): ReturnType<typeof runCliCaptured> => runCliCaptured(argv, env);
+  const cli = (...argv: string[]): ReturnType<SyncedEmulator['cli']> => synced.cli(...argv);
 
   beforeAll(async () => {
     scratch = tempDir('wbsync-erase-offsite-');
@@ -30,13 +29,13 @@ describe('wbsync erase --offsite', () => {
     const identity = await age.generateIdentity();
     identityFile = join(scratch.dir, 'key.txt');
     fs.writeFileSync(identityFile, `${identity}\n`, { mode: 0o600 });
-    const config = join(scratch.dir, 'wbsync.json');
-    fs.writeFileSync(config, JSON.stringify({ offsite: { bucket: 'backups', prefix: 'erase/', endpoint: `http://127.0.0.1:${port}`, forcePathStyle: true, recipients: [await age.identityToRecipient(identity)] } }));
-    emu = await startEmulator({ dialect: 'spec', seed: 'demo' });
-    env = { WBSYNC_BASE_URL: emu.baseUrl, WBSYNC_API_KEY: emu.apiKey, WBSYNC_DB: join(scratch.dir, 'w.db'), WBSYNC_CONFIG: config, WBSYNC_LOG_LEVEL: 'silent' };
+    const offsite = { bucket: 'backups', prefix: 'erase/', endpoint: `http://127.0.0.1:${port}`, forcePathStyle: true, recipients: [await age.identityToRecipient(identity)] };
+    // the test syncs itself, between offsite pushes
+    synced = await syncedEmulator({ dialect: 'spec', config: { offsite }, syncs: 0 });
+    ({ env } = synced);
   });
   afterAll(async () => {
-    await emu?.stop();
+    await synced?.stop();
     await s3?.close();
     scratch?.cleanup();
     process.env.AWS_ACCESS_KEY_ID = saved.id;

@@ -251,7 +251,7 @@ describe('the README’s command lines', () => {
       },
     },
     {
-      // docs/rollback.md: the whole module, recipes paused
+      // docs/rollback.md: the whole module, automations paused
       line: 'wbsync rollback --module ID --to-snapshot N --pause-automations --dry-run',
       check: async () => {
         const r = await run(env, `wbsync rollback --module ${env.moduleId} --to-snapshot 1 --pause-automations --dry-run`);

@@ -55,7 +55,7 @@ function slowPreview(store: Store, moduleId: string, snapshot: number, scope: 'm
     workspaceId: ws,
     attribution: ATTRIBUTION,
     userNames: new Map(),
-    recipes: [...after.automations, ...latestState.workspaceAutomations(ws)],
+    automations: [...after.automations, ...latestState.workspaceAutomations(ws)],
   });
   return { counts: r.counts, summary: summarisePlan(r.plan), notRestored: r.plan.notRestored, writes: r.writes, writeCount: r.writes.length, newRecords: r.newRecords.map((x) => ({ id: x.id, name: x.name })) };
 }

@@ -68,9 +68,9 @@ describe.each(['spec', 'observed'] as Dialect[])('restore crash safety (%s diale
       const b = await treeFromLive(readModuleLive, h.client, live, null, grants);
       const d = diffModuleTrees(a, b, { matchBy: 'shape', idMap: restoredIdMap(h.store.db, new Set(mods.map((m) => m.id))), acrossRestore: true, attribution: ATTRIBUTION, bHidesArchived: true });
       expect(d.entries.map((e) => `N=${n} ${e.entity} ${e.change} ${e.label} ${JSON.stringify(e.fields ?? [])}`)).toEqual([]);
-      // recipes paused by the killed run are active again
-      const recipes = await h.client.listWorkspaceAutomations(ws);
-      expect(recipes.filter((r) => r.isActive).map((r) => r.name).sort()).toEqual(state.workspaceAutomations(ws).filter((r) => r.isActive).map((r) => r.name).sort());
+      // automations paused by the killed run are active again
+      const automations = await h.client.listWorkspaceAutomations(ws);
+      expect(automations.filter((r) => r.isActive).map((r) => r.name).sort()).toEqual(state.workspaceAutomations(ws).filter((r) => r.isActive).map((r) => r.name).sort());
       previousCopy = res.moduleId;
       lookups += res.foundByLookup;
     }

@@ -4,20 +4,18 @@
 // from through the restore journal (before and after the next sync), an impossible pairing is
 // refused with the command that works; and the console links the two modules both ways.
 
-import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { startEmulator } from '../../src/emulator/index.js';
 import type { Dialect, RunningEmulator } from '../../src/emulator/types.js';
 import { requireBuild, spawnCli, stopChildren } from '../helpers/fault-kit.js';
-import { dumpOf, tempDir } from '../helpers/harness.js';
+import { dumpOf } from '../helpers/harness.js';
+import { syncedEmulator, type SyncedEmulator } from '../helpers/synced-emulator.js';
 import { serveConsole } from '../helpers/ui-kit.js';
 
 const LEAK = /MaxListenersExceeded|EventTarget memory leak/;
 
 describe.each(['spec', 'observed'] as Dialect[])('after a restore (%s dialect)', (dialect) => {
+  let synced: SyncedEmulator;
   let emu: RunningEmulator;
-  let dir: string;
-  let cleanup: () => void;
   let env: Record<string, string>;
   let oldId: string;
   let newId: string;
@@ -30,9 +28,10 @@ describe.each(['spec', 'observed'] as Dialect[])('after a restore (%s dialect)',
 
   beforeAll(async () => {
     requireBuild();
-    emu = await startEmulator({ dialect, seed: 'demo' });
-    ({ dir, cleanup } = tempDir());
-    env = { WBSYNC_BASE_URL: emu.baseUrl, WBSYNC_API_KEY: emu.apiKey, WBSYNC_DB: join(dir, 'w.db'), WBSYNC_LOG_LEVEL: 'warn' };
+    // the syncs run in the child process too, as the guide's commands do
+    synced = await syncedEmulator({ dialect, logLevel: 'warn', syncs: 0 });
+    ({ emu } = synced);
+    env = synced.env as Record<string, string>;
     expect((await cli('sync')).code).toBe(0);
     const mod = dumpOf(emu).modules.find((m) => m.name === 'Hiring')!;
     oldId = mod._id as string;
@@ -43,8 +42,7 @@ describe.each(['spec', 'observed'] as Dialect[])('after a restore (%s dialect)',
   }, 120_000);
   afterAll(async () => {
     await stopChildren();
-    await emu?.stop();
-    cleanup?.();
+    await synced?.stop();
   });
 
   it('restores the deleted module without a MaxListenersExceededWarning', { timeout: 120_000 }, async () => {

@@ -34,7 +34,8 @@ import { idMapOf, POSITION_UNSEEN, restoreModule, type RestoreModuleResult } fro
 import { makeHarness, makeTargetHarness, type Harness } from '../helpers/harness.js';
 import { LIVE_SUBSTITUTES, LiveService } from '../helpers/live-service.js';
 import { liveSettings, suiteTargets, type ServiceTarget } from '../helpers/service-target.js';
-import { checkDeclared, compareModules, formatDifferences, invertIdMap, itemOf, readModule, translateIds, type Declared, type Item, type ModuleView } from '../helpers/module-snapshot.js';
+import { checkDeclared, compareModules, formatDifferences, invertIdMap, itemOf, translateIds, type Declared } from '../helpers/module-compare.js';
+import { readModule, type Item, type ModuleView } from '../helpers/module-snapshot.js';
 import { prng } from '../helpers/random-writes.js';
 import { RestoreWriter } from '../helpers/restore-writes.js';
 
@@ -54,7 +55,7 @@ async function fullPass(h: Harness): Promise<number> {
   return p.snapshot;
 }
 
-async function workspaceRecipes(emu: ServiceTarget, ws: string): Promise<Record<string, boolean>> {
+async function workspaceAutomationStates(emu: ServiceTarget, ws: string): Promise<Record<string, boolean>> {
   const res = await emu.call('GET', `/automations/workspace/${ws}`);
   return Object.fromEntries((res.body.automations as Array<{ _id: string; isActive: boolean }>).map((a) => [a._id, a.isActive]));
 }
@@ -116,12 +117,12 @@ async function runRound(ctx: Context, r: Round): Promise<void> {
   await w.shape(r.moduleId, SHAPE_WRITES);
   await fullPass(h);
   await w.archive(r.moduleId, ARCHIVE_WRITES);
-  if (!r.pause) await w.switchOffWorkspaceRecipes(ws);
+  if (!r.pause) await w.switchOffWorkspaceAutomations(ws);
 
   await emu.idle();
   const before = await readModule(emu, r.moduleId);
   r.name = String(before.module.name);
-  const recipesBefore = await workspaceRecipes(emu, ws);
+  const automationsBefore = await workspaceAutomationStates(emu, ws);
   const snapshot = await fullPass(h);
   const del = await emu.call('DELETE', `/modules/${r.moduleId}`);
   if (del.status !== 200) throw new Error(`DELETE /modules/${r.moduleId} answered ${del.status}`);
@@ -139,9 +140,9 @@ async function runRound(ctx: Context, r: Round): Promise<void> {
   // the copy (or a partial one) is never written to nor named again
   for (const id of await liveModules(emu)) if (!modulesBefore.has(id)) ctx.avoid.add(id);
 
-  const recipesAfter = await workspaceRecipes(emu, ws);
-  for (const [id, active] of Object.entries(recipesBefore)) {
-    if (recipesAfter[id] !== active) r.problems.push(`workspace automation ${id}: isActive ${active} before the restore, ${recipesAfter[id]} after`);
+  const automationsAfter = await workspaceAutomationStates(emu, ws);
+  for (const [id, active] of Object.entries(automationsBefore)) {
+    if (automationsAfter[id] !== active) r.problems.push(`workspace automation ${id}: isActive ${active} before the restore, ${automationsAfter[id]} after`);
   }
   if (!r.result) return;
 

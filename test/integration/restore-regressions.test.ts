@@ -3,7 +3,7 @@
 // automations created one after another; sub-records left in their collection when their parent
 // moved (one of them in a collection deleted since); a cell value the service refuses through the
 // API (an automation wrote it). Then: the same order, the same placement, the refusal recorded and
-// the rest restored; workspace recipes active again after every outcome (done, failed, killed).
+// the rest restored; workspace automations active again after every outcome (done, failed, killed).
 
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { runCli } from '../../src/cli/run.js';
@@ -123,7 +123,7 @@ describe.each(['spec', 'observed'] as Dialect[])('restore regressions (%s dialec
     await put(`/automations/${writer._id}`, { isActive: false });
   }
 
-  async function workspaceRecipes(): Promise<Record<string, boolean>> {
+  async function workspaceAutomationStates(): Promise<Record<string, boolean>> {
     return Object.fromEntries((await h.client.listWorkspaceAutomations(ws)).map((a) => [a.name, a.isActive]));
   }
 
@@ -136,7 +136,7 @@ describe.each(['spec', 'observed'] as Dialect[])('restore regressions (%s dialec
   beforeAll(async () => {
     h = await makeHarness(dialect);
     ws = (await h.client.listWorkspaces())[0].id;
-    // an active workspace recipe that --pause-automations must switch off and on again
+    // an active workspace automation that --pause-automations must switch off and on again
     await post(`/automations/workspace/${ws}`, { name: 'Greeter', trigger: { type: 'record_created' }, conditions: [], match: 'all', actions: [{ type: 'post_amendment', value: 'hello' }] }, 'automation');
     expect((await h.sync({ full: true })).failures).toEqual([]);
   });
@@ -177,8 +177,8 @@ describe.each(['spec', 'observed'] as Dialect[])('restore regressions (%s dialec
 
   it('records a value the service refuses, restores everything after it, and exits 5', async () => {
     const before = await buildBoard('Refused value');
-    const recipes = await workspaceRecipes();
-    expect(Object.values(recipes).some((x) => x)).toBe(true);
+    const automations = await workspaceAutomationStates();
+    expect(Object.values(automations).some((x) => x)).toBe(true);
     await deleteAndSync(before.moduleId);
     const { code, r } = await restoreByCli(before.moduleId);
     expect(code).toBe(5);
@@ -191,12 +191,12 @@ describe.each(['spec', 'observed'] as Dialect[])('restore regressions (%s dialec
     const access = await h.client.getModuleAccess(ws, h.emu.users[1].id);
     expect(access.find((a) => a.moduleId === r.moduleId)?.granted).toBe(true);
     expect(r.counts.automations).toBe(4);
-    expect(await workspaceRecipes()).toEqual(recipes);
+    expect(await workspaceAutomationStates()).toEqual(automations);
   });
 
-  it('keeps workspace recipes as they were after a failed run, a killed run, and their resumes', async () => {
-    const before = await buildBoard('Recipes after every outcome', false);
-    const recipes = await workspaceRecipes();
+  it('keeps workspace automations as they were after a failed run, a killed run, and their resumes', async () => {
+    const before = await buildBoard('Automations after every outcome', false);
+    const automations = await workspaceAutomationStates();
     await deleteAndSync(before.moduleId);
     const opts = { moduleId: before.moduleId, attribution: '', settleMs: 1, pauseAutomations: true };
 
@@ -205,16 +205,16 @@ describe.each(['spec', 'observed'] as Dialect[])('restore regressions (%s dialec
     await expect(restoreModule({ client: h.client, store: h.store }, opts)).rejects.toMatchObject({ code: 'unreachable' });
     h.emu.faults.clear();
     await h.emu.idle();
-    expect(await workspaceRecipes()).toEqual(recipes);
+    expect(await workspaceAutomationStates()).toEqual(automations);
 
-    // killed mid-way (nothing after the kill reaches the service, recipes stay paused there)…
+    // killed mid-way (nothing after the kill reaches the service, automations stay paused there)…
     await expect(restoreModule({ client: dyingClient(h.client, 3, 'before'), store: h.store }, opts)).rejects.toThrow(/killed/);
-    expect(Object.values(await workspaceRecipes()).every((x) => !x)).toBe(true);
+    expect(Object.values(await workspaceAutomationStates()).every((x) => !x)).toBe(true);
     // …and resumed: it re-activates what the journal says it paused, after pausing them again itself
     const done = await restoreModule({ client: h.client, store: h.store }, opts);
     await h.emu.idle();
     expect(done.resumed).toBe(true);
-    expect(await workspaceRecipes()).toEqual(recipes);
+    expect(await workspaceAutomationStates()).toEqual(automations);
     expect(done.refused).toBe(0);
     expect((await readBoard(done.moduleId!)).order).toEqual(before.order);
   });

@@ -1,5 +1,5 @@
 // Refusals and dry runs write nothing (the request log holds only GETs); --pause-automations keeps
-// the workspace's recipes from firing on the restore's writes and leaves them active; grants come
+// the workspace's automations from firing on the restore's writes and leaves them active; grants come
 // back; restore records un-archives in place or recreates.
 
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
@@ -25,13 +25,13 @@ describe.each(['spec', 'observed'] as Dialect[])('restore safety (%s dialect)', 
     // a grant to restore: the second user may open the private board
     const priv = modules.find((m) => m.visibility === 'private')!;
     expect((await api(h.emu, 'PUT', `/module-access/${ws}/${h.emu.users[1].id}`, { moduleIds: [priv.id] })).status).toBe(200);
-    // the automation hazard: a workspace recipe that writes on every record created
+    // the automation hazard: a workspace automation that writes on every record created
     const made = await api(h.emu, 'POST', `/automations/workspace/${ws}`, {
       name: 'Hazard',
       trigger: { type: 'record_created' },
       conditions: [],
       match: 'all',
-      actions: [{ type: 'post_amendment', value: 'written by a recipe' }],
+      actions: [{ type: 'post_amendment', value: 'written by an automation' }],
     });
     expect(made.status).toBeLessThan(300);
     snapshot = (await h.sync({ full: true })).snapshot;
@@ -77,7 +77,7 @@ describe.each(['spec', 'observed'] as Dialect[])('restore safety (%s dialect)', 
     expect(onlyGets(h)).toEqual([]);
   });
 
-  it('--pause-automations: no recipe writes during the restore, the recipe active afterwards', async () => {
+  it('--pause-automations: no automation writes during the restore, the automation active afterwards', async () => {
     const target = modules.find((m) => m.visibility !== 'private')!;
     const before = new Set((await h.client.listActivity(ws, { source: 'automation', limit: 100 })).activities.map((a) => a.id));
     const r = await restoreModule({ client: h.client, store: h.store }, { moduleId: target.id, attribution: ATTRIBUTION, pauseAutomations: true, settleMs: 5 });
@@ -87,7 +87,7 @@ describe.each(['spec', 'observed'] as Dialect[])('restore safety (%s dialect)', 
     expect(r.pausedAutomations.length).toBeGreaterThan(0);
     const hazard = (await h.client.listWorkspaceAutomations(ws)).find((a) => a.name === 'Hazard')!;
     expect(hazard.isActive).toBe(true);
-    // control: the same restore without pausing does set the recipe off
+    // control: the same restore without pausing does set the automation off
     const other = modules.find((m) => m.visibility !== 'private' && m.id !== target.id)!;
     expect((await api(h.emu, 'DELETE', `/modules/${other.id}`)).status).toBe(200);
     await restoreModule({ client: h.client, store: h.store }, { moduleId: other.id, attribution: ATTRIBUTION, settleMs: 5 });

@@ -4,25 +4,21 @@
 import { writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { startEmulator } from '../../src/emulator/index.js';
 import type { RunningEmulator } from '../../src/emulator/types.js';
-import { api, dumpOf, tempDir, runCliCaptured } from '../helpers/harness.js';
+import { api, dumpOf } from '../helpers/harness.js';
+import { syncedEmulator, type SyncedEmulator } from '../helpers/synced-emulator.js';
 
 describe.each(['spec', 'observed'] as const)('wbsync restore workspace (%s dialect)', (dialect) => {
+  let s: SyncedEmulator;
   let emu: RunningEmulator;
   let dir: string;
-  let cleanup: () => void;
-  let env: NodeJS.ProcessEnv;
-  const cli = (...argv: string[]): ReturnType<typeof runCliCaptured> => runCliCaptured(argv, env);
+  const cli = (...argv: string[]): ReturnType<SyncedEmulator['cli']> => s.cli(...argv);
   beforeAll(async () => {
-    emu = await startEmulator({ dialect, seed: 'demo' });
-    ({ dir, cleanup } = tempDir());
-    env = { WBSYNC_BASE_URL: emu.baseUrl, WBSYNC_API_KEY: emu.apiKey, WBSYNC_DB: join(dir, 'w.db'), WBSYNC_LOG_LEVEL: 'silent' };
-    expect((await cli('sync')).code).toBe(0);
+    s = await syncedEmulator({ dialect });
+    ({ emu, dir } = s);
   });
   afterAll(async () => {
-    await emu.stop();
-    cleanup();
+    await s?.stop();
   });
 
   it('should error and not write if the flags are wrong: exit 2, one clear line', async () => {

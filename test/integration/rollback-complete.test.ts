@@ -5,7 +5,7 @@
 //     state it had at the snapshot;
 //  3. a deleted relation column comes back and the reference columns going through it resolve again
 //     (re-pointed where the service lets settings change, made anew where they are create-only);
-//  4. recipes naming a recreated column or collection are re-pointed to the copy.
+//  4. automations naming a recreated column or collection are re-pointed to the copy.
 // Each: read "good", full sync, damage through the routes people use, sync, roll back, read live:
 // equal to "good" modulo the ids of what was recreated, nothing declared.
 
@@ -13,8 +13,9 @@ import { describe, expect, it } from 'vitest';
 import type { Dialect } from '../../src/emulator/types.js';
 import { idMapOf } from '../../src/restore/index.js';
 import { api, dumpOf } from '../helpers/harness.js';
-import { compareModules, formatDifferences, invertIdMap, readModule } from '../helpers/module-snapshot.js';
-import { attributed, board, call, expectNote, runRollback, syncAfterDamage, withoutOrphans, type Board } from '../helpers/rollback-kit.js';
+import { compareModules, formatDifferences, invertIdMap } from '../helpers/module-compare.js';
+import { readModule } from '../helpers/module-snapshot.js';
+import { attributed, board, call, expectAmendment, runRollback, syncAfterDamage, withoutOrphans, type Board } from '../helpers/rollback-kit.js';
 import { deadIdsIn, readReferences } from '../helpers/rollback-checks.js';
 
 async function closing<T>(b: Board, f: () => Promise<T>): Promise<T> {
@@ -37,7 +38,7 @@ async function leftOver(b: Board, runId: number | null): Promise<string[]> {
   const notes = dumpOf(b.h.emu).amendments;
   for (const [recordId, list] of Object.entries(expected.amendments)) {
     if ((oldToNew.get(recordId) ?? recordId) === recordId) continue;
-    for (const n of list) if (!n.fields.isDeleted) expectNote(expected, n.id, { message: attributed(b.h, notes.find((x) => x._id === n.id)!) });
+    for (const n of list) if (!n.fields.isDeleted) expectAmendment(expected, n.id, { message: attributed(b.h, notes.find((x) => x._id === n.id)!) });
   }
   return formatDifferences(compareModules(expected, after, invertIdMap(oldToNew)));
 }
@@ -112,13 +113,13 @@ describe.each(['spec', 'observed'] as Dialect[])('rollback brings everything bac
     });
   });
 
-  it('4. recipes (module and workspace) naming a deleted column and collection are re-pointed to the copies', async () => {
-    let moduleRecipe = '';
-    let workspaceRecipe = '';
+  it('4. automations (module and workspace) naming a deleted column and collection are re-pointed to the copies', async () => {
+    let moduleAutomation = '';
+    let workspaceAutomation = '';
     const b = await board(dialect, 'Product Roadmap', async (x) => {
       const effort = x.col('Effort');
       const later = x.coll('Later');
-      moduleRecipe = (
+      moduleAutomation = (
         await call(x.h, 'POST', `/automations/${x.mod}`, {
           name: 'Big effort goes later',
           trigger: { type: 'column_changed', column: effort },
@@ -127,7 +128,7 @@ describe.each(['spec', 'observed'] as Dialect[])('rollback brings everything bac
           actions: [{ type: 'move_to_collection', collectionName: later }],
         }, 'automation')
       )._id;
-      workspaceRecipe = (
+      workspaceAutomation = (
         await call(x.h, 'POST', `/automations/workspace/${x.ws}`, {
           name: 'Done goes later',
           trigger: { type: 'record_completed' },
@@ -147,11 +148,11 @@ describe.each(['spec', 'observed'] as Dialect[])('rollback brings everything bac
       expect(r.notRestored).toEqual([]);
       expect(await deadIdsIn(h.emu, b.mod, b.good)).toEqual([]);
       expect(await leftOver(b, r.runId)).toEqual([]);
-      expect(r.repointed.automations.map((a) => a.id).sort()).toEqual([moduleRecipe, workspaceRecipe].sort());
-      // the workspace recipe stays off (it was off), the module one on
+      expect(r.repointed.automations.map((a) => a.id).sort()).toEqual([moduleAutomation, workspaceAutomation].sort());
+      // the workspace automation stays off (it was off), the module one on
       const autos = dumpOf(h.emu).automations;
-      expect(autos.find((a) => a._id === workspaceRecipe)?.isActive).toBe(false);
-      expect(autos.find((a) => a._id === moduleRecipe)?.isActive).toBe(true);
+      expect(autos.find((a) => a._id === workspaceAutomation)?.isActive).toBe(false);
+      expect(autos.find((a) => a._id === moduleAutomation)?.isActive).toBe(true);
       const res = await api(h.emu, 'GET', `/automations/${b.mod}`);
       expect(res.status).toBe(200);
     });

@@ -4,14 +4,15 @@
 // killed at its Nth write — before the write reaches the service, or after the service did it but
 // before the journal heard back — and the same command run again. Each resumed run must say so and
 // end in the reference's state, with nothing twice (one recreated column, one copy of each note),
-// and the recipes it paused active again.
+// and the automations it paused active again.
 
 import { describe, expect, it } from 'vitest';
 import type { Dialect } from '../../src/emulator/types.js';
 import { idMapOf } from '../../src/restore/index.js';
 import { dumpOf } from '../helpers/harness.js';
-import { compareModules, formatDifferences, invertIdMap, readModule, translateIds, type ModuleView } from '../helpers/module-snapshot.js';
-import { attributed, board, call, dyingClient, expectNote, runRollback, setCell, syncAfterDamage, withoutOrphans } from '../helpers/rollback-kit.js';
+import { compareModules, formatDifferences, invertIdMap, translateIds } from '../helpers/module-compare.js';
+import { readModule, type ModuleView } from '../helpers/module-snapshot.js';
+import { attributed, board, call, dyingClient, expectAmendment, runRollback, setCell, syncAfterDamage, withoutOrphans } from '../helpers/rollback-kit.js';
 
 describe.each(['spec', 'observed'] as Dialect[])('rollback crash safety (%s dialect)', (dialect) => {
   it('resumes after a kill at ten points of its writes with the same result and no duplicates', async () => {
@@ -44,10 +45,10 @@ describe.each(['spec', 'observed'] as Dialect[])('rollback crash safety (%s dial
         for (const id of renamed) await call(h, 'PUT', `/records/${id}`, { name: `${goodName.get(id)} [x]` });
         await syncAfterDamage(h);
       };
-      const recipesNow = async (): Promise<Record<string, boolean>> =>
+      const automationsNow = async (): Promise<Record<string, boolean>> =>
         Object.fromEntries([...(await h.client.listWorkspaceAutomations(b.ws)), ...(await h.client.listModuleAutomations(b.mod))].map((a) => [a.name, a.isActive]));
-      const recipes = await recipesNow();
-      expect(Object.values(recipes).some((x) => x)).toBe(true);
+      const automations = await automationsNow();
+      expect(Object.values(automations).some((x) => x)).toBe(true);
       /** The module as it is now, ids translated back to the snapshot's through the run's id map. */
       const readBack = async (runId: number): Promise<ModuleView> => translateIds(withoutOrphans(await readModule(h.emu, b.mod)), invertIdMap(idMapOf(h.store.db, runId)));
       const opts = { moduleId: b.mod, toSnapshot: b.s1, pauseAutomations: true };
@@ -64,9 +65,9 @@ describe.each(['spec', 'observed'] as Dialect[])('rollback crash safety (%s dial
       expect(writes).toBeGreaterThan(25);
       const reference = await readBack(ref.runId!);
       const expected = structuredClone(b.good);
-      for (const n of thread) expectNote(expected, n._id, { message: attributed(h, n) });
+      for (const n of thread) expectAmendment(expected, n._id, { message: attributed(h, n) });
       expect(formatDifferences(compareModules(expected, reference, new Map())), 'the uninterrupted rollback').toEqual([]);
-      expect(await recipesNow()).toEqual(recipes);
+      expect(await automationsNow()).toEqual(automations);
 
       const points = Array.from({ length: 10 }, (_, i) => Math.max(1, Math.round(((i + 0.5) * writes) / 10)));
       // one of the 'after' kills on the column's create (the service made it; the journal never heard)
@@ -92,7 +93,7 @@ describe.each(['spec', 'observed'] as Dialect[])('rollback crash safety (%s dial
         expect(live.sort(), `N=${n} ${when}: each note posted once`).toEqual(thread.map((t) => attributed(h, t)).sort());
         const priority = b.col('Priority');
         expect(d.values.filter((v) => v.column === priority && !v.isDeleted), `N=${n} ${when}: each cell once`).toHaveLength(priorityCells);
-        expect(await recipesNow(), `N=${n} ${when}: recipes active again`).toEqual(recipes);
+        expect(await automationsNow(), `N=${n} ${when}: automations active again`).toEqual(automations);
       }
     } finally {
       await h.close();

@@ -10,11 +10,11 @@
 // full: some of it leaves no trace in the feed), roll back, read live, compare modulo ids.
 //
 // Second property (#38), the damage teams do: the module is first driven into realistic states by
-// the same writer (relations and references, recipes, threads, moved parents, archived rows), backed
+// the same writer (relations and references, automations, threads, moved parents, archived rows), backed
 // up, then damaged as boards are (DamageWriter: a column overwritten on every row, columns deleted —
-// relation columns references go through, columns recipes name —, collections deleted, rows renamed,
+// relation columns references go through, columns automations name —, collections deleted, rows renamed,
 // moved and DELETEd with their sub-records, notes deleted), backed up, rolled back. The module must
-// equal the one before the damage modulo the ids of what was recreated — its recipes included —,
+// equal the one before the damage modulo the ids of what was recreated — its automations included —,
 // its references must resolve as before, nothing may point at a dead id, and nothing may be declared
 // but what the service makes impossible: a value it refuses when sent again (an automation or an
 // observed POST stored it unchecked), a position no backup ever saw (archived before the first one).
@@ -28,7 +28,8 @@ import { readModuleLive } from '../../src/sync/live-module.js';
 import { dumpOf, makeHarness, makeTargetHarness, silentLogger, type Harness } from '../helpers/harness.js';
 import { LIVE_SUBSTITUTES, LiveService } from '../helpers/live-service.js';
 import { liveSettings, suiteTargets } from '../helpers/service-target.js';
-import { checkDeclared, compareModules, formatDifferences, idsOf, invertIdMap, readModule, type Difference } from '../helpers/module-snapshot.js';
+import { checkDeclared, compareModules, formatDifferences, idsOf, invertIdMap } from '../helpers/module-compare.js';
+import { readModule, type Difference } from '../helpers/module-snapshot.js';
 import { prng } from '../helpers/random-writes.js';
 import { RestoreWriter } from '../helpers/restore-writes.js';
 import { DamageWriter } from '../helpers/damage-writes.js';

@@ -44,7 +44,7 @@ export const diffCommand: Command = {
     { name: 'against', type: 'string', valueName: 'live|M', description: "'live' (default) or a snapshot id" },
     { name: 'restored', type: 'string', valueName: 'NEW', description: 'with --module: the live module restored from it' },
     { name: 'column', type: 'list', valueName: 'ID|NAME', description: 'with --module: only this column and its cells (repeatable)' },
-    { name: 'record', type: 'list', valueName: 'ID', description: 'with --module: only this record, its sub-records, cells and notes (repeatable)' },
+    { name: 'record', type: 'list', valueName: 'ID', description: 'with --module: only this record, its sub-records, cells and amendments (repeatable)' },
     { name: 'collection', type: 'list', valueName: 'ID', description: 'with --module: only this collection and what is in it (repeatable)' },
     { name: 'kinds', type: 'string', valueName: 'K,...', description: 'with --module: only cells,records,columns,collections,amendments' },
   ],

@@ -18,7 +18,7 @@ export const drillCommand: Command = {
     'into it for every workspace (or each --workspace), reads the result back with the sync code into a\n' +
     'scratch database and compares it with the snapshot modulo ids: every module, collection, column,\n' +
     'record, sub-record, cell, amendment thread, automation, member and grant. Prints a table per\n' +
-    'workspace. What the service cannot restore (ids, times, note authors, run counts, what the restore\n' +
+    'workspace. What the service cannot restore (ids, times, amendment authors, run counts, what the restore\n' +
     'plan says it cannot place) is listed with why, not failed. Exit 0 when everything restorable is\n' +
     'equal, 5 when something differs or was refused (named), 6 when there is nothing to drill. The\n' +
     'configured service is never contacted. With --target-url and --target-key-file the restore goes to\n' +

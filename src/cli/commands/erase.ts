@@ -3,7 +3,7 @@
 
 import { EXIT_CODES, WbsyncError } from '../../domain/errors.js';
 import { checkTargets, erase, type EraseResult } from '../../store/erasure/index.js';
-import { copiesHoldingErased, replaceCopies, type CopyRef, type ReplaceResult } from '../../erase/offsite-copies.js';
+import { copiesHoldingErased, replaceCopies, type CopyRef, type ReplaceResult } from '../../offsite/erased-copies.js';
 import type { Target } from '../../store/erasure/index.js';
 import { objectStoreOf } from '../../offsite/object-store.js';
 import { liftErasure, listErasures } from '../../store/erasure/index.js';

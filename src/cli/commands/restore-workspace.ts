@@ -99,7 +99,7 @@ export const restoreWorkspaceCommand: Command = {
     'a new workspace (its name, or --new-name) or into an existing one (--into-workspace). With\n' +
     '--target-url and --target-key-file every write goes to another service (a new instance after the\n' +
     'old one was lost); --map-users FILE (JSON: {"old user id": "new user id"}) maps members, person\n' +
-    'cells, grants and recipes; a user the target lacks is reported. Refused (exit 6, nothing written)\n' +
+    'cells, grants and automations; a user the target lacks is reported. Refused (exit 6, nothing written)\n' +
     'when the name is taken on the target, or the target key cannot create workspaces. One journal:\n' +
     'running the same command again resumes and creates nothing twice.',
   examples: [
@@ -115,7 +115,7 @@ export const restoreWorkspaceCommand: Command = {
     { name: 'target-url', type: 'string', valueName: 'URL', description: 'write to this other service' },
     { name: 'target-key-file', type: 'string', valueName: 'FILE', description: "the other service's key, read from this file" },
     { name: 'map-users', type: 'string', valueName: 'FILE', description: 'JSON object of old user id → user id on the target' },
-    { name: 'pause-automations', type: 'boolean', description: "pause the target workspace's active recipes during the restore" },
+    { name: 'pause-automations', type: 'boolean', description: "pause the target workspace's active automations during the restore" },
     { name: 'dry-run', type: 'boolean', description: 'print the plan and write nothing' },
   ],
   async run(ctx) {

@@ -24,7 +24,7 @@ const restoreModuleCommand: Command = {
     'compare the snapshot with the restored copy. Refused (exit 6, nothing written) when the module\n' +
     'still exists (give --as-copy), when the snapshot does not hold it, or when the key\'s user is not\n' +
     'an owner or admin of the target workspace (probed read-only through GET /module-access).\n' +
-    '--pause-automations switches the workspace\'s active recipes off for the restore and on again\n' +
+    '--pause-automations switches the workspace\'s active automations off for the restore and on again\n' +
     'after (also after a crash, on the resumed run). Running the same command again resumes.\n' +
     'Lists come back in the order people saw (siblings tied in position are created oldest first).\n' +
     'A write the service refuses (4xx) is listed under "not restored" with its reason and value, the\n' +
@@ -39,7 +39,7 @@ const restoreModuleCommand: Command = {
     { name: 'snapshot', type: 'number', valueName: 'N', description: 'restore from this snapshot (default: the latest holding it)' },
     { name: 'workspace', type: 'string', valueName: 'WS', description: 'restore into this workspace' },
     { name: 'as-copy', type: 'boolean', description: 'restore even though it still exists, as a new copy' },
-    { name: 'pause-automations', type: 'boolean', description: "pause the workspace's active recipes during the restore" },
+    { name: 'pause-automations', type: 'boolean', description: "pause the workspace's active automations during the restore" },
     { name: 'dry-run', type: 'boolean', description: 'print the plan and write nothing' },
   ],
   async run(ctx) {
@@ -72,7 +72,7 @@ const restoreModuleCommand: Command = {
         else if (r.alreadyRestored) lines.push(`module ${r.moduleName} was already restored by run ${r.runId}: ${r.moduleId}`);
         else lines.push(`restored module ${r.moduleName} (${r.sourceModuleId}) from snapshot ${r.snapshot} as ${r.moduleId}${r.resumed ? ' (resumed)' : ''}`);
         lines.push(`  ${r.plan ? 'would restore' : 'counts'}: ${countsLine(r.counts)}`);
-        if (r.pausedAutomations.length) lines.push(`  paused and re-activated ${r.pausedAutomations.length} workspace recipe(s)`);
+        if (r.pausedAutomations.length) lines.push(`  paused and re-activated ${r.pausedAutomations.length} workspace automation(s)`);
         if (!r.plan) lines.push(`  ${r.requests} requests in ${(r.durationMs / 1000).toFixed(1)} s`);
         return [...lines, ...notRestoredLines(r.notRestored)];
       },

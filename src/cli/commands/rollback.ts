@@ -27,18 +27,18 @@ function lines(r: RollbackResult): string[] {
     out.push(`conflicts — edited after the damage, ${r.writes.some((w) => r.conflicts.includes(w)) ? 'overwritten (--force)' : 'kept (give --force to overwrite)'} (${r.conflicts.length}):`);
     out.push(...r.conflicts.map((c) => `${changeLine(c)} (${c.later ?? (c.unseen ? 'not seen by any snapshot' : `the damage left ${show(c.after)}`)})`));
     if (r.conflicts.some((c) => c.unseen)) {
-      out.push("  (not seen by any snapshot: changed after the latest one. If that is the damage, sync and run again — 'wbsync sync --full' for note edits on the deployed service)");
+      out.push("  (not seen by any snapshot: changed after the latest one. If that is the damage, sync and run again — 'wbsync sync --full' for amendment edits on the deployed service)");
     }
   }
   if (r.newRecords.length) out.push(`records created since the snapshot (${r.newRecords.length}, ${r.newRecords.some((n) => n.archived) ? 'archived' : 'kept; --kinds records archives them'}):`, ...r.newRecords.map((n) => `  ${n.name} (${n.id})`));
-  if (r.wouldTrigger.length) out.push('active recipes these writes may set off (give --pause-automations to pause them):', ...r.wouldTrigger.map((a) => `  ${a.name} (${a.scope}, on ${a.trigger})`));
+  if (r.wouldTrigger.length) out.push('active automations these writes may set off (give --pause-automations to pause them):', ...r.wouldTrigger.map((a) => `  ${a.name} (${a.scope}, on ${a.trigger})`));
   const cols = r.repointed.columns;
   if (cols.length) {
     const how = (c: (typeof cols)[number]): string => (c.how === 'pending' ? 're-pointed, or made anew where the service keeps settings create-only' : c.how === 're-pointed' ? 're-pointed in place' : `made anew as ${c.newId} (the service keeps settings create-only), the old one deleted`);
     out.push(`columns whose settings named what was recreated (${cols.length}):`, ...cols.map((c) => `  ${c.name} (${c.id}): ${how(c)}`));
   }
-  if (r.repointed.automations.length) out.push(`recipes naming what was recreated, ${r.dryRun ? 'to be re-pointed' : 're-pointed'} to the copies (${r.repointed.automations.length}):`, ...r.repointed.automations.map((a) => `  ${a.name} (${a.id})`));
-  if (r.pausedAutomations.length) out.push(`paused and re-activated ${r.pausedAutomations.length} recipe(s)`);
+  if (r.repointed.automations.length) out.push(`automations naming what was recreated, ${r.dryRun ? 'to be re-pointed' : 're-pointed'} to the copies (${r.repointed.automations.length}):`, ...r.repointed.automations.map((a) => `  ${a.name} (${a.id})`));
+  if (r.pausedAutomations.length) out.push(`paused and re-activated ${r.pausedAutomations.length} automation(s)`);
   if (r.notRestored.length) out.push('not put back:', ...r.notRestored.map((n) => `  - ${n.entity} ${n.label} (${n.id}): ${n.reason}${n.value !== undefined ? ` — value ${JSON.stringify(n.value)}` : ''}`));
   for (const w of r.warnings) out.push(`warning: ${w}`);
   if (!r.dryRun) out.push(`${r.requests} requests in ${(r.durationMs / 1000).toFixed(1)} s`);
@@ -85,14 +85,14 @@ export const rollbackCommand: Command = {
     'record fields (name, collection, position, completion; archived records un-archived in place),\n' +
     'column and collection fields, deleted columns and collections (recreated with new ids, their\n' +
     'cells and records put back into them), records and sub-records deleted since (un-archived in place\n' +
-    'where the service still holds them, else recreated with their cells and notes), amendments deleted\n' +
+    'where the service still holds them, else recreated with their cells and amendments), amendments deleted\n' +
     'since (posted again with the restore.attribution line, threads kept) and edited ones. Reference\n' +
-    "columns and the module's and workspace's recipes naming a recreated column or collection are\n" +
+    "columns and the module's and workspace's automations naming a recreated column or collection are\n" +
     're-pointed to it. Records created since are listed, and archived only when --kinds names records.\n' +
     'Scope: --column (id or name; its cells), --record (with its sub-records), --collection, --kinds\n' +
     '(cells,records,columns,collections,amendments), and what the activity feed shows: --changed-by\n' +
     'USER_ID|automation, --changed-between T1 T2. --dry-run lists every write (before → after), the\n' +
-    'conflicts and the recipes the writes could set off, and sends only GET requests. Exit 0 done, 5\n' +
+    'conflicts and the automations the writes could set off, and sends only GET requests. Exit 0 done, 5\n' +
     'when conflicts were kept or a write was refused (listed), 6 when refused before writing (the\n' +
     'module is gone, the snapshot does not hold it). Running the same command again resumes.',
   examples: [
@@ -108,13 +108,13 @@ export const rollbackCommand: Command = {
     { name: 'to-snapshot', type: 'number', valueName: 'N', description: 'go back to snapshot N' },
     { name: 'to', type: 'string', valueName: 'TIME', description: 'go back to the newest complete snapshot finished at or before TIME' },
     { name: 'column', type: 'list', valueName: 'ID|NAME', description: 'only this column and its cells (repeatable)' },
-    { name: 'record', type: 'list', valueName: 'ID', description: 'only this record, its sub-records, cells and notes (repeatable)' },
+    { name: 'record', type: 'list', valueName: 'ID', description: 'only this record, its sub-records, cells and amendments (repeatable)' },
     { name: 'collection', type: 'list', valueName: 'ID', description: 'only this collection and what is in it (repeatable)' },
     { name: 'kinds', type: 'string', valueName: 'K,...', description: 'only these kinds: cells,records,columns,collections,amendments' },
     { name: 'changed-by', type: 'string', valueName: 'USER|automation', description: 'only what the feed shows this user (or any automation) changed' },
     { name: 'changed-between', type: 'pair', valueName: 'T1 T2', description: 'only what the feed shows changed between T1 and T2' },
     { name: 'force', type: 'boolean', description: 'also overwrite fields edited after the damage (conflicts)' },
-    { name: 'pause-automations', type: 'boolean', description: "pause the module's and the workspace's active recipes meanwhile" },
+    { name: 'pause-automations', type: 'boolean', description: "pause the module's and the workspace's active automations meanwhile" },
     { name: 'dry-run', type: 'boolean', description: 'list the writes and conflicts, write nothing' },
   ],
   async run(ctx) {

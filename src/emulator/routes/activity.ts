@@ -5,7 +5,8 @@ import type { ActivityDoc } from '../docs.js';
 import { fail } from '../http-reply.js';
 import type { RouteDef } from '../router.js';
 import { clearCell, setCell, updateRecord } from '../writes-records.js';
-import { personActor, type World } from '../world.js';
+import type { World } from '../world.js';
+import { personActor } from '../actor.js';
 import { ok } from './helpers.js';
 
 /** Whether a row can be undone now, and if not, why (null for kinds that never can). */

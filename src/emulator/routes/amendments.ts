@@ -5,8 +5,8 @@ import { Body } from '../body.js';
 import type { AmendmentDoc } from '../docs.js';
 import { fail } from '../http-reply.js';
 import type { RouteDef } from '../router.js';
-import { deleteAmendment, editAmendment, listAmendments, postAmendment } from '../writes-notes.js';
-import { personActor } from '../world.js';
+import { deleteAmendment, editAmendment, listAmendments, postAmendment } from '../writes-amendments.js';
+import { personActor } from '../actor.js';
 import { listReply, ok } from './helpers.js';
 
 function readMessage(b: Body): string {

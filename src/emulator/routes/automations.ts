@@ -1,12 +1,13 @@
-// Automation recipe routes, module scope (columns by id) and workspace scope (columns by name).
-// Spec PUT takes any subset; observed PUT takes `{isActive}` alone or a complete recipe.
+// Automation routes, module scope (columns by id) and workspace scope (columns by name).
+// Spec PUT takes any subset; observed PUT takes `{isActive}` alone or a complete automation.
 
 import { Body } from '../body.js';
 import type { AutomationDoc, Json, ModuleDoc, UserDoc } from '../docs.js';
 import { fail } from '../http-reply.js';
 import type { RouteDef } from '../router.js';
 import { SUPPORTED_TRIGGERS } from '../automation-engine.js';
-import { personActor, type World } from '../world.js';
+import type { World } from '../world.js';
+import { personActor } from '../actor.js';
 import { listReply, ok } from './helpers.js';
 
 // The engine runs every trigger type of the spec, so the valid set and the running set are one list.
@@ -29,9 +30,9 @@ export const ACTION_TYPES: ReadonlySet<string> = new Set([
   'post_amendment',
 ]);
 
-const RECIPE_FIELDS = ['name', 'trigger', 'conditions', 'match', 'actions'] as const;
+const AUTOMATION_FIELDS = ['name', 'trigger', 'conditions', 'match', 'actions'] as const;
 
-interface Recipe {
+interface AutomationFields {
   name?: string;
   trigger?: { [key: string]: Json };
   conditions?: Json[];
@@ -44,12 +45,12 @@ function isObj(v: Json | undefined): v is { [key: string]: Json } {
   return typeof v === 'object' && v !== null && !Array.isArray(v);
 }
 
-/** Reads and checks whichever recipe fields are present; `complete` demands all of them. */
-function readRecipe(w: World, b: Body, complete: boolean): Recipe {
+/** Reads and checks whichever automation fields are present; `complete` demands all of them. */
+function readAutomationFields(w: World, b: Body, complete: boolean): AutomationFields {
   if (complete) {
-    for (const f of RECIPE_FIELDS) if (!b.has(f)) throw fail(400, `${f} is required`);
+    for (const f of AUTOMATION_FIELDS) if (!b.has(f)) throw fail(400, `${f} is required`);
   }
-  const r: Recipe = {};
+  const r: AutomationFields = {};
   if (b.has('name')) {
     const name = b.raw('name');
     if (typeof name !== 'string' || name.trim() === '') throw fail(400, 'name must be a non-empty string');
@@ -87,7 +88,7 @@ function readRecipe(w: World, b: Body, complete: boolean): Recipe {
 }
 
 function create(w: World, user: UserDoc, workspaceId: string, mod: ModuleDoc | null, body: unknown): AutomationDoc {
-  const r = readRecipe(w, new Body(body, w.rules, 'automation'), true);
+  const r = readAutomationFields(w, new Body(body, w.rules, 'automation'), true);
   const at = w.state.clock.stamp();
   const doc: AutomationDoc = {
     _id: w.state.ids.id(),
@@ -184,17 +185,17 @@ export const automationRoutes: RouteDef[] = [
     handler: ({ w, user, params, body }) => {
       const { doc, mod } = findAutomation(w, params.automationId!, user);
       const b = new Body(body, w.rules, 'automation');
-      let r: Recipe;
+      let r: AutomationFields;
       if (w.rules.observed) {
         const keys = b.keys().filter((k) => b.has(k));
-        if (keys.length === 1 && keys[0] === 'isActive') r = readRecipe(w, b, false);
+        if (keys.length === 1 && keys[0] === 'isActive') r = readAutomationFields(w, b, false);
         else {
-          // Observed: anything but `{isActive}` must be a whole recipe, which re-activates it.
-          r = readRecipe(w, b, true);
+          // Observed: anything but `{isActive}` must be a whole automation, which re-activates it.
+          r = readAutomationFields(w, b, true);
           r.isActive = r.isActive ?? true;
         }
       } else {
-        r = readRecipe(w, b, false);
+        r = readAutomationFields(w, b, false);
       }
       const at = w.state.clock.stamp();
       if (r.name !== undefined) doc.name = r.name;

@@ -4,7 +4,7 @@
 import { Body } from '../body.js';
 import type { RouteDef } from '../router.js';
 import { createCollection, deleteCollection, updateCollection } from '../writes-board.js';
-import { personActor } from '../world.js';
+import { personActor } from '../actor.js';
 import { listReply, ok } from './helpers.js';
 
 export const collectionRoutes: RouteDef[] = [

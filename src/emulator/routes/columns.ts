@@ -8,7 +8,8 @@ import { fail } from '../http-reply.js';
 import type { RouteDef } from '../router.js';
 import { SUBRECORD_SEED_STATUS } from '../writes-records.js';
 import { createColumn, deleteColumn, updateColumn } from '../writes-board.js';
-import { personActor, type World } from '../world.js';
+import type { World } from '../world.js';
+import { personActor } from '../actor.js';
 import { listReply, ok } from './helpers.js';
 
 export const COLUMN_TYPES: ReadonlySet<string> = new Set([

@@ -9,7 +9,8 @@ import { fail } from '../http-reply.js';
 import { isObjectId } from '../ids.js';
 import type { RouteCtx } from '../router.js';
 import { changeRole, inviteMember } from '../writes-structure.js';
-import { personActor, type World } from '../world.js';
+import type { World } from '../world.js';
+import { personActor } from '../actor.js';
 import { ok } from './helpers.js';
 import { findWorkspace } from './workspaces.js';
 

@@ -5,7 +5,7 @@ import { Body } from '../body.js';
 import { fail } from '../http-reply.js';
 import type { RouteDef } from '../router.js';
 import { setGrants } from '../writes-structure.js';
-import { personActor } from '../world.js';
+import { personActor } from '../actor.js';
 import { ok } from './helpers.js';
 
 export const moduleAccessRoutes: RouteDef[] = [

@@ -6,7 +6,8 @@ import type { ModuleDoc } from '../docs.js';
 import { fail } from '../http-reply.js';
 import type { RouteDef } from '../router.js';
 import { cleanTags, createModule, deleteModule, updateModule, type ModuleInput } from '../writes-structure.js';
-import { personActor, type World } from '../world.js';
+import type { World } from '../world.js';
+import { personActor } from '../actor.js';
 import { listReply, ok } from './helpers.js';
 import { findWorkspace } from './workspaces.js';
 

@@ -8,7 +8,8 @@ import { fail } from '../http-reply.js';
 import { resolveReferences } from '../references.js';
 import type { RouteDef } from '../router.js';
 import { clearCell, setCell } from '../writes-records.js';
-import { personActor, type World } from '../world.js';
+import type { World } from '../world.js';
+import { personActor } from '../actor.js';
 import { listReply, ok } from './helpers.js';
 
 const EMAIL = /^[^\s@]+@[^\s@]+\.[^\s@]+$/;

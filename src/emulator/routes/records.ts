@@ -9,7 +9,7 @@ import type { RouteDef } from '../router.js';
 import { sortByPosition } from '../state.js';
 import { createRecord, deleteRecord, SUBRECORD_SEED_STATUS, updateRecord, type RecordPatch } from '../writes-records.js';
 import { seedSubrecordColumns } from '../writes-board.js';
-import { personActor } from '../world.js';
+import { personActor } from '../actor.js';
 import { listReply, ok } from './helpers.js';
 
 export const recordRoutes: RouteDef[] = [

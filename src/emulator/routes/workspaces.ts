@@ -6,7 +6,8 @@ import type { UserDoc, WorkspaceDoc } from '../docs.js';
 import type { RouteDef } from '../router.js';
 import { touchWorkspace } from '../touch.js';
 import { createWorkspace, deleteWorkspace } from '../writes-structure.js';
-import { personActor, type World } from '../world.js';
+import type { World } from '../world.js';
+import { personActor } from '../actor.js';
 import { ok } from './helpers.js';
 
 export function findWorkspace(w: World, id: string, user: UserDoc, check: 'member' | 'manager' | 'owner' | 'none'): WorkspaceDoc {

@@ -4,10 +4,11 @@
 
 import type { AutomationDoc, ColumnDoc, Json, ModuleDoc, RecordDoc, UserDoc } from '../docs.js';
 import { createRecord, deleteRecord, setCell, updateRecord } from '../writes-records.js';
-import { deleteAmendment, postAmendment } from '../writes-notes.js';
+import { deleteAmendment, postAmendment } from '../writes-amendments.js';
 import { createCollection, createColumn, type ColumnInput } from '../writes-board.js';
 import { addMembership, createModule, createWorkspace, setGrants } from '../writes-structure.js';
-import type { Actor, World } from '../world.js';
+import type { World } from '../world.js';
+import type { Actor } from '../actor.js';
 import { sampleValue } from './values.js';
 
 const DAY = 86_400_000;

@@ -4,10 +4,11 @@
 import type { ColumnDoc, RecordDoc, UserDoc } from '../docs.js';
 import type { SeedParams } from '../types.js';
 import { createRecord, setCell, updateRecord } from '../writes-records.js';
-import { postAmendment } from '../writes-notes.js';
+import { postAmendment } from '../writes-amendments.js';
 import { createCollection, createColumn } from '../writes-board.js';
 import { addMembership, createModule, createWorkspace } from '../writes-structure.js';
-import type { Actor, World } from '../world.js';
+import type { World } from '../world.js';
+import type { Actor } from '../actor.js';
 import { sampleValue } from './values.js';
 
 const TYPES = ['text', 'number', 'status', 'person', 'date', 'checkbox', 'dropdown', 'email', 'rating', 'timeline', 'link', 'phone'];

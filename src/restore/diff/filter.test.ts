@@ -1,7 +1,7 @@
 import { describe, expect, it } from 'vitest';
 import type { EntityDiff } from './trees.js';
 import { filterEntries } from './filter.js';
-import { cell, col, coll, mod, note, rec } from '../fixtures.test-helpers.js';
+import { cell, col, coll, mod, amendment, rec } from '../fixtures.test-helpers.js';
 import type { ModuleTree } from '../engine/tree.js';
 
 const tree = (over: Partial<ModuleTree> = {}): ModuleTree => ({
@@ -10,7 +10,7 @@ const tree = (over: Partial<ModuleTree> = {}): ModuleTree => ({
   columns: [col('k1', 'Status'), col('k2', 'Notes')],
   records: [rec('r1', 'Alpha'), rec('r2', 'Beta', { collectionId: 'c2' }), rec('s1', 'Step', { parentRecordId: 'r1' })],
   cells: [cell('v1', 'r1', 'k1', 'a'), cell('v2', 'r2', 'k1', 'b'), cell('v3', 's1', 'k2', 'c')],
-  amendments: [note('a1', 'r2', 'hi')],
+  amendments: [amendment('a1', 'r2', 'hi')],
   automations: [],
   grants: null,
   ...over,
@@ -36,7 +36,7 @@ describe('diff narrowed to a rollback selection', () => {
   it('by column: that column and its cells', () => {
     expect(ids(filterEntries(entries, tree(), tree(), new Map(), { ...none, columns: new Set(['k2']) }))).toEqual(['v3', 'k2']);
   });
-  it('by record: the record, its sub-records\' and its own cells, its notes', () => {
+  it('by record: the record, its sub-records\' and its own cells, its amendments', () => {
     expect(ids(filterEntries(entries, tree(), tree(), new Map(), { ...none, records: new Set(['r1']) }))).toEqual(['v1', 'v3']);
     expect(ids(filterEntries(entries, tree(), tree(), new Map(), { ...none, records: new Set(['r2']) }))).toEqual(['v2', 'r2', 'a1']);
   });

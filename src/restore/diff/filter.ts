@@ -28,8 +28,8 @@ export function filterEntries(entries: EntityDiff[], a: ModuleTree, b: ModuleTre
   // an id may stand on both sides for different things (a cell of a deleted column is kept by the
   // deployed service with no column): 'added' entries are placed by the b side, the rest by a
   const cellsOf = (t: ModuleTree) => new Map(t.cells.map((c) => [c.id, { record: old(c.recordId)!, column: old(c.columnId) }]));
-  const notesOf = (t: ModuleTree) => new Map(t.amendments.map((n) => [n.id, old(n.recordId)!]));
-  const [cellsA, cellsB, notesA, notesB] = [cellsOf(a), cellsOf(b), notesOf(a), notesOf(b)];
+  const amendmentsOf = (t: ModuleTree) => new Map(t.amendments.map((n) => [n.id, old(n.recordId)!]));
+  const [cellsA, cellsB, amendmentsA, amendmentsB] = [cellsOf(a), cellsOf(b), amendmentsOf(a), amendmentsOf(b)];
   const topCollection = (recordId: string): string | null => {
     const r = records.get(recordId);
     return r?.parent ? (records.get(r.parent)?.collection ?? null) : (r?.collection ?? null);
@@ -50,7 +50,7 @@ export function filterEntries(entries: EntityDiff[], a: ModuleTree, b: ModuleTre
         return (!sel.columns || sel.columns.has(c.column ?? '')) && recordIn(c.record);
       }
       case 'amendment': {
-        const r = (e.change === 'added' ? notesB : notesA).get(e.id);
+        const r = (e.change === 'added' ? amendmentsB : amendmentsA).get(e.id);
         return !sel.columns && r !== undefined && recordIn(r);
       }
       case 'record':

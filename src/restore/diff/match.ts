@@ -60,7 +60,7 @@ export function matchByShape(a: ModuleTree, b: ModuleTree, seed?: ReadonlyMap<st
     map,
   );
 
-  // Amendments: the nth note of a record's thread pairs with the nth of its counterpart's.
+  // Amendments: the nth amendment of a record's thread pairs with the nth of its counterpart's.
   const threads = (t: ModuleTree): Map<string, Amendment[]> => {
     const out = new Map<string, Amendment[]>();
     for (const x of t.amendments) out.set(x.recordId, [...(out.get(x.recordId) ?? []), x]);

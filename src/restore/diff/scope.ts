@@ -14,6 +14,7 @@ import { pairRestoredModule } from './pairing.js';
 import { restoredIdMap, restoredModules, rolledBackIdMap } from '../../store/ledgers/index.js';
 import { columnIdsOf, type RollbackKind } from '../rollback/selection.js';
 import { readGrantsLive, treeFromLive, treeFromState, type LiveModuleReader, type ModuleTree } from '../engine/tree.js';
+import { memberName } from '../../domain/member-name.js';
 
 export interface DiffScopeOptions {
   snapshotId?: number;
@@ -48,7 +49,7 @@ interface Sides {
   workspaces(): Promise<string[]>;
   modules(ws: string): Promise<Module[]>;
   members(ws: string): Promise<Member[]>;
-  recipes(ws: string): Promise<Automation[]>;
+  automations(ws: string): Promise<Automation[]>;
   tree(m: Module, ws: string): Promise<ModuleTree>;
 }
 
@@ -57,7 +58,7 @@ function offline(state: StateReader): Sides {
     workspaces: async () => state.workspaces().map((w) => w.id),
     modules: async (ws) => state.modules(ws),
     members: async (ws) => state.members(ws),
-    recipes: async (ws) => state.workspaceAutomations(ws),
+    automations: async (ws) => state.workspaceAutomations(ws),
     tree: async (m) => treeFromState(state, m.id)!,
   };
 }
@@ -73,7 +74,7 @@ function live(client: ServiceClient, read: LiveModuleReader, known: StateReader)
     workspaces: async () => (await client.listWorkspaces()).map((w) => w.id),
     modules: (ws) => client.listModules(ws),
     members: membersOf,
-    recipes: (ws) => client.listWorkspaceAutomations(ws),
+    automations: (ws) => client.listWorkspaceAutomations(ws),
     tree: async (m, ws) => {
       if (!grants.has(ws)) grants.set(ws, membersOf(ws).then((ms) => readGrantsLive(client, ws, ms)));
       return treeFromLive(read, client, m, known, await grants.get(ws)!);
@@ -170,7 +171,7 @@ export async function runDiff(deps: { client?: ServiceClient; readLive?: LiveMod
         continue;
       }
       pairedB.add(target.id);
-      // objects a rollback recreated with new ids pair with the snapshot's (notes it re-posted
+      // objects a rollback recreated with new ids pair with the snapshot's (amendments it re-posted
       // carry the attribution line and the restorer as author)
       const rolled = isLive && opt.matchBy === 'id' ? rolledBackIdMap(store.db, am.id) : new Map<string, string>();
       if (rolled.size) opt = { ...opt, idMap: rolled, acrossRestore: true, attribution: opts.attribution };
@@ -184,8 +185,8 @@ export async function runDiff(deps: { client?: ServiceClient; readLive?: LiveMod
       const restoredCopies = new Set([...restored.values()].map((r) => r.newModuleId));
       for (const bm of bMods) if (!pairedB.has(bm.id) && !restoredCopies.has(bm.id)) wsEntries.push({ entity: 'module', change: 'added', id: bm.id, label: bm.name });
       wsEntries.push(
-        ...compareById('member', await a.members(ws), await b.members(ws).catch(() => []), (m) => m.userId, (m) => [m.firstName, m.lastName].filter(Boolean).join(' ') || m.userId, (m) => ({ role: m.role, status: m.status })),
-        ...compareById('workspaceAutomation', await a.recipes(ws), await b.recipes(ws).catch(() => []), (x) => x.id, (x) => x.name, (x) => ({
+        ...compareById('member', await a.members(ws), await b.members(ws).catch(() => []), (m) => m.userId, memberName, (m) => ({ role: m.role, status: m.status })),
+        ...compareById('workspaceAutomation', await a.automations(ws), await b.automations(ws).catch(() => []), (x) => x.id, (x) => x.name, (x) => ({
           name: x.name,
           trigger: x.trigger,
           conditions: x.conditions,

@@ -72,7 +72,7 @@ describe('diffModuleTrees', () => {
     expect(stripAttribution('hello by Ada at 2026.', p)).toBe('hello by Ada at 2026.');
   });
 
-  it('stripAttribution keeps an earlier restore\'s line (a note restored twice)', () => {
+  it('stripAttribution keeps an earlier restore\'s line (an amendment restored twice)', () => {
     const p = attributionPattern('by {author} at {createdAt}.');
     expect(stripAttribution('hello\n\nby Ada at 2026.\n\nby Bob at 2027.', p)).toBe('hello\n\nby Ada at 2026.');
   });

@@ -1,6 +1,6 @@
 // Pure, field-by-field comparison of two module trees. Volatile fields (updatedAt, counts,
 // presence, runCount, lastRunAt, lastError, graphData...) are never compared: only the normalised
-// fields a user set are. Ids inside values (settings, recipes, relation cells) are translated
+// fields a user set are. Ids inside values (settings, automations, relation cells) are translated
 // through the same a → b id map that pairs the objects, so a restored copy compares equal.
 
 import type { Amendment, BoardRecord, Cell, Column } from '../../domain/entities.js';
@@ -68,7 +68,7 @@ export function attributionPattern(template: string): RegExp | null {
   return new RegExp(`^${body}$`, 's');
 }
 
-/** Removes the attribution paragraph the last restore appended, and only that one: a note restored
+/** Removes the attribution paragraph the last restore appended, and only that one: an amendment restored
  * before already carries an earlier restore's line, which is part of what the snapshot holds. */
 export function stripAttribution(message: string, line: RegExp | null): string {
   if (!line) return message;
@@ -192,15 +192,15 @@ export function diffModuleTrees(a: ModuleTree, b: ModuleTree, opts: DiffOptions)
   );
 
   const strip = opts.acrossRestore && opts.attribution ? attributionPattern(opts.attribution) : null;
-  const noteLabel = (x: Amendment, list: Amendment[]): string => {
+  const amendmentLabel = (x: Amendment, list: Amendment[]): string => {
     const thread = threadOrder(list.filter((y) => y.recordId === x.recordId));
-    return `${recName.get(x.recordId) ?? x.recordId} note #${thread.indexOf(x) + 1}${x.parentId ? ' (reply)' : ''}`;
+    return `${recName.get(x.recordId) ?? x.recordId} amendment #${thread.indexOf(x) + 1}${x.parentId ? ' (reply)' : ''}`;
   };
-  const aNotes = a.amendments.filter((x) => !hidden.has(x.recordId));
+  const aAmendments = a.amendments.filter((x) => !hidden.has(x.recordId));
   compareSets(
     'amendment',
-    aNotes.map((x) => ({ id: x.id, label: noteLabel(x, aNotes), item: x })),
-    b.amendments.map((x) => ({ id: x.id, label: noteLabel(x, b.amendments), item: x })),
+    aAmendments.map((x) => ({ id: x.id, label: amendmentLabel(x, aAmendments), item: x })),
+    b.amendments.map((x) => ({ id: x.id, label: amendmentLabel(x, b.amendments), item: x })),
     idKey,
     (x, side) => {
       const message = side === 'b' && strip ? stripAttribution(x.message, strip) : x.message;

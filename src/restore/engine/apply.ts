@@ -93,7 +93,7 @@ function describe(step: Step): Omit<NotRestored, 'reason'> {
     case 'createAmendment':
       return { entity: 'amendment', id: step.oldId, label: step.message.slice(0, 40) };
     case 'deleteAmendment':
-      return { entity: 'amendment', id: step.target, label: 'tombstone of a deleted note' };
+      return { entity: 'amendment', id: step.target, label: 'tombstone of a deleted amendment' };
     case 'archiveRecord':
     case 'unarchiveRecord':
       return { entity: 'record', id: step.target, label: step.op === 'archiveRecord' ? 'archived flag' : 'un-archive' };

@@ -1,6 +1,6 @@
 // What every command that writes through the restore journal does around its plan: start the run
-// (or resume the unfinished one with the same key), pause recipes if asked, apply, switch the
-// paused recipes on again whatever the outcome (a kill -9 leaves them to the resumed run, which the
+// (or resume the unfinished one with the same key), pause automations if asked, apply, switch the
+// paused automations on again whatever the outcome (a kill -9 leaves them to the resumed run, which the
 // journal tells), and close the run as complete or failed. Restore module, restore workspace and
 // rollback share it; each brings its own plan and result.
 
@@ -8,7 +8,7 @@ import type { ServiceClient } from '../../api/port.js';
 import type { Logger } from '../../config/logger.js';
 import type { Store } from '../../store/port.js';
 import { RunJournal, startRun, type NewRun, type RestoreRun } from '../../store/ledgers/index.js';
-import { reactivateRecipes } from './pause.js';
+import { reactivateAutomations } from './pause.js';
 import type { NotRestored, PlanSummary } from './plan-steps.js';
 
 /** What every journaled command reports about its run, whatever it restored. */
@@ -32,7 +32,7 @@ export interface JournaledRun {
   journal: RunJournal;
   run: RestoreRun;
   resumed: boolean;
-  /** Waits settleMs: the service's asynchronous recipe runs of the run's own writes go by. */
+  /** Waits settleMs: the service's asynchronous automation runs of the run's own writes go by. */
   settle(): Promise<void>;
 }
 
@@ -47,7 +47,7 @@ export interface JournaledOptions {
 
 /**
  * Runs `body` inside a journaled run. `body` applies the plan and returns its result; once the
- * recipes are on again the result gets its requests and duration, and `complete` gives the summary
+ * automations are on again the result gets its requests and duration, and `complete` gives the summary
  * kept with the run.
  */
 export async function journaledRun<T extends { requests: number; durationMs: number }>(
@@ -65,13 +65,13 @@ export async function journaledRun<T extends { requests: number; durationMs: num
   try {
     const result = await body({ journal, run, resumed, settle });
     if (journal.pausedAutomations().some((p) => p.state === 'paused')) await settle();
-    await reactivateRecipes(client, journal);
+    await reactivateAutomations(client, journal);
     result.requests = client.stats().requests - opts.since.requests;
     result.durationMs = Date.now() - opts.since.at;
     journal.finish('complete', complete(result));
     return result;
   } catch (e) {
-    await reactivateRecipes(client, journal).catch((inner: unknown) => deps.logger?.warn({ err: String(inner) }, 'could not re-activate paused recipes: the next run of this command will'));
+    await reactivateAutomations(client, journal).catch((inner: unknown) => deps.logger?.warn({ err: String(inner) }, 'could not re-activate paused automations: the next run of this command will'));
     journal.finish('failed', { error: e instanceof Error ? e.message : String(e) });
     throw e;
   }

@@ -68,10 +68,10 @@ export type Step =
       parent: string | null;
       /** What the create sends (and what a lookup after an unknown outcome matches). */
       message: string;
-      /** Set for notes that were edited: a PUT with this text makes the service flag `edited`. */
+      /** Set for amendments that were edited: a PUT with this text makes the service flag `edited`. */
       editTo?: string;
     })
-  /** Rebuilds a tombstone: deleting a note that has live replies leaves one. */
+  /** Rebuilds a tombstone: deleting an amendment that has live replies leaves one. */
   | (Base & { op: 'deleteAmendment'; target: string })
   | (Base & { op: 'archiveRecord'; target: string })
   /** restore records: the service still holds it (observed deletes archive), so bring it back in place. */
@@ -88,7 +88,7 @@ export type Step =
   | (Base & { op: 'updateRecord'; target: string; body: Omit<UpdateRecordInput, 'collectionName'>; collection?: string; label: string })
   | (Base & { op: 'updateColumn'; target: string; body: ColumnThen; label: string })
   | (Base & { op: 'updateCollection'; target: string; body: { name?: string; color?: string; position?: number; isCollapsed?: boolean }; label: string })
-  /** An edited note's text back (the service lets only its author edit). */
+  /** An edited amendment's text back (the service lets only its author edit). */
   | (Base & { op: 'updateAmendment'; target: string; message: string; label: string })
   /**
    * A live column whose settings name objects the run recreates (a reference going through a
@@ -106,7 +106,7 @@ export type Step =
       then: ColumnThen;
       label: string;
     })
-  /** A live recipe naming objects the run recreates (`refs`, old ids): read, ids swapped, written
+  /** A live automation naming objects the run recreates (`refs`, old ids): read, ids swapped, written
    * whole with its on/off state as it is then. `owner`: its module, or its workspace. */
   | (Base & { op: 'repointAutomation'; target: string; scope: 'module' | 'workspace'; owner: string; refs: string[]; label: string });
 

@@ -24,7 +24,7 @@ export interface RunControls {
   /** config.restore.attribution */
   attribution: string;
   parallel?: number;
-  /** Wait before automations are created and recipes re-activated, so the service's asynchronous
+  /** Wait before automations are created and paused ones re-activated, so the service's asynchronous
    * runs of the run's own writes find them still absent or paused. Default 250 ms. */
   settleMs?: number;
   signal?: AbortSignal;

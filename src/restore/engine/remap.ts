@@ -1,4 +1,4 @@
-// Ids inside values: column settings, recipes and relation cells name other objects by id. A
+// Ids inside values: column settings, automations and relation cells name other objects by id. A
 // restore gives every object of the module a new id, so the planner records which old ids a value
 // holds (its refs) and the applier swaps them for the new ones once those exist.
 
@@ -79,7 +79,7 @@ export function resolveCell(r: Remappable<string>, lookup: IdLookup): string {
   return JSON.stringify(replace(JSON.parse(r.value) as unknown, swap));
 }
 
-/** Values of `targetModule` keys at any depth (relation settings, recipe actions). */
+/** Values of `targetModule` keys at any depth (relation settings, automation actions). */
 export function targetModules(v: unknown): string[] {
   const out: string[] = [];
   const visit = (x: unknown): void => {

@@ -34,7 +34,7 @@ export interface ModuleTree {
 
 /**
  * Amendments without those of erased persons: their text is gone ("[erased]") and is not posted
- * again. A reply to one moves up to the erased note's own parent so the thread stays readable.
+ * again. A reply to one moves up to the erased amendment's own parent so the thread stays readable.
  */
 export function withoutErasedAuthors(amendments: Amendment[], users: ReadonlySet<string>, erasedAt: (userId: string) => string): { kept: Amendment[]; skipped: NotRestored[] } {
   if (users.size === 0) return { kept: amendments, skipped: [] };

@@ -193,7 +193,7 @@ function planCells(p: ContentPlan): void {
 }
 
 /** One chain per record: the thread keeps its order (oldest first) and parents precede replies;
- * a tombstone is rebuilt by deleting its note after its replies exist. */
+ * a tombstone is rebuilt by deleting its amendment after its replies exist. */
 function planAmendments(p: ContentPlan): void {
   const { input, notRestored } = p;
   const threads = new Map<string, Amendment[]>();
@@ -201,20 +201,20 @@ function planAmendments(p: ContentPlan): void {
   for (const a of input.amendments) {
     if (!p.restored.has(a.recordId)) notRestored.push({ entity: 'amendment', id: a.id, label: a.message.slice(0, 40), reason: 'its record is not restored' });
   }
-  const noteSteps: Step[] = [];
+  const amendmentSteps: Step[] = [];
   const tombstones: Step[] = [];
   for (const [recordId, list] of threads) {
     const ids = new Set(list.map((a) => a.id));
     for (const a of threadOrder(list)) {
       if (a.parentId && !ids.has(a.parentId)) {
-        notRestored.push({ entity: 'amendment', id: a.id, label: a.message.slice(0, 40), reason: 'it replies to a note missing from the snapshot' });
+        notRestored.push({ entity: 'amendment', id: a.id, label: a.message.slice(0, 40), reason: 'it replies to an amendment missing from the snapshot' });
         continue;
       }
       const author = a.userId ? (input.userNames?.get(a.userId) ?? a.userId) : 'a deleted note';
       const line = attributionLine(input.attribution, author, a.createdAt ?? 'an unknown time');
       const final = withAttribution(a.isDeleted ? '' : a.message, line) || '(deleted note)';
       p.count('amendments');
-      noteSteps.push({
+      amendmentSteps.push({
         op: 'createAmendment',
         kind: 'amendment',
         key: `amendment:${a.id}`,
@@ -228,7 +228,7 @@ function planAmendments(p: ContentPlan): void {
       if (a.isDeleted) tombstones.push({ op: 'deleteAmendment', key: `tombstone:${a.id}`, target: a.id, chain: recordId });
     }
   }
-  p.phase('amendments', [...noteSteps, ...tombstones]);
+  p.phase('amendments', [...amendmentSteps, ...tombstones]);
 }
 
 /** Records, sub-records, cells, amendment threads and archival, one phase each (in that order). */

@@ -14,7 +14,7 @@ import type { ModuleTree } from '../engine/tree.js';
 export interface PlanInput {
   tree: ModuleTree;
   targetWorkspaceId: string;
-  /** Modules that exist live (ids inside settings/recipes naming them stay as they are). */
+  /** Modules that exist live (ids inside settings/automations naming them stay as they are). */
   liveModuleIds: ReadonlySet<string>;
   /** Names of modules known to the snapshot, for readable reports. */
   moduleNames?: ReadonlyMap<string, string>;

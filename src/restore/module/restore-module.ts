@@ -1,16 +1,16 @@
 // `restore module`: refusals first (reads only), then the plan, then — unless a dry run — the
-// journaled apply, with the workspace's recipes paused around it when asked.
+// journaled apply, with the workspace's automations paused around it when asked.
 
-import type { Member } from '../../domain/entities.js';
 import { WbsyncError } from '../../domain/errors.js';
 import { applyPlan } from '../engine/apply.js';
 import { journaledRun, type RunOutcome } from '../engine/journaled-run.js';
 import { latestRun, restoredIdMap, type RestoreRun } from '../../store/ledgers/index.js';
 import { planRestore } from './plan.js';
 import { summarisePlan, type NotRestored } from '../engine/plan-steps.js';
-import { pauseRecipes } from '../engine/pause.js';
+import { pauseWorkspaceAutomations } from '../engine/pause.js';
 import { chooseSnapshot, refuse, requireWritable, type RestoreDeps, type RunControls } from '../engine/preconditions.js';
 import { treeFromState } from '../engine/tree.js';
+import { memberName } from '../../domain/member-name.js';
 
 export interface RestoreModuleOptions extends RunControls {
   moduleId: string;
@@ -36,11 +36,6 @@ export interface RestoreModuleResult extends RunOutcome {
   /** Objects this invocation created (less than counts when resuming). */
   created: Record<string, number>;
   foundByLookup: number;
-}
-
-function displayName(m: Member): string {
-  const full = [m.firstName, m.lastName].filter(Boolean).join(' ');
-  return full || m.email || m.userId;
 }
 
 /** A complete earlier run of the same command whose module is still live: nothing is done again,
@@ -92,7 +87,7 @@ export async function restoreModule(deps: RestoreDeps, opts: RestoreModuleOption
     restoredIds: restoredIdMap(store.db, new Set(liveTarget.map((m) => m.id))),
     moduleNames: new Map(state.modules(sourceWs).map((m) => [m.id, m.name])),
     memberIds: new Set(members.map((m) => m.userId)),
-    userNames: new Map(state.members(sourceWs).map((m) => [m.userId, displayName(m)])),
+    userNames: new Map(state.members(sourceWs).map((m) => [m.userId, memberName(m)])),
     attribution: opts.attribution,
   });
   if (opts.dryRun) {
@@ -118,7 +113,7 @@ export async function restoreModule(deps: RestoreDeps, opts: RestoreModuleOption
     deps,
     { previous, settleMs: opts.settleMs, since: { at: started, requests: stats0 }, start: { kind: 'module', runKey, snapshotId: snapshot, sourceIds: [opts.moduleId], targetWorkspaceId: target, options: { asCopy: opts.asCopy === true, pauseAutomations: opts.pauseAutomations === true } } },
     async ({ journal, run, resumed, settle }) => {
-      const paused = opts.pauseAutomations ? await pauseRecipes(client, journal, target) : [];
+      const paused = opts.pauseAutomations ? await pauseWorkspaceAutomations(client, journal, target) : [];
       const res = await applyPlan(plan, {
         client,
         journal,

@@ -26,14 +26,14 @@ export interface RollbackInput {
   attribution: string;
   userNames?: ReadonlyMap<string, string>;
   /** Records of the snapshot that no listing shows but that answer by id, and how they were found:
-   * they come back in place (their fields, cells and notes as the service holds them). */
+   * they come back in place (their fields, cells and amendments as the service holds them). */
   found?: ReadonlyMap<string, FoundBy>;
-  /** Live recipes of the module and of the workspace: those naming what the run recreates are
+  /** Live automations of the module and of the workspace: those naming what the run recreates are
    * re-pointed to the copies. */
-  recipes?: readonly Automation[];
+  automations?: readonly Automation[];
 }
 
-/** A column or recipe that named something the run recreates, and what the run does about it. */
+/** A column or automation that named something the run recreates, and what the run does about it. */
 export interface Repointed {
   entity: 'column' | 'automation';
   id: string;
@@ -53,7 +53,7 @@ export interface RollbackPlanResult {
   counts: Record<string, number>;
   /** Live ids the plan names (the journal maps each onto itself). */
   liveIds: Map<string, LiveKind>;
-  /** Columns whose settings and recipes whose trigger, conditions or actions name what the run
+  /** Columns whose settings and automations whose trigger, conditions or actions name what the run
    * recreates: re-pointed to the copies. */
   repoint: Repointed[];
 }
@@ -85,7 +85,7 @@ export interface Steps {
   /** Records recreated with their sub-records, cells and threads (planContent's phases). */
   content: Phase[];
   amendments: Step[];
-  repointRecipes: Step[];
+  repointAutomations: Step[];
   archival: Step[];
 }
 
@@ -100,7 +100,7 @@ export class PlanContext {
   readonly notRestored: NotRestored[] = [];
   readonly counts: Record<string, number> = {};
   readonly liveIds = new Map<string, LiveKind>();
-  readonly steps: Steps = { collections: [], columns: [], columnsNamingColumns: [], repointColumns: [], records: [], cells: [], content: [], amendments: [], repointRecipes: [], archival: [] };
+  readonly steps: Steps = { collections: [], columns: [], columnsNamingColumns: [], repointColumns: [], records: [], cells: [], content: [], amendments: [], repointAutomations: [], archival: [] };
   readonly baseRecords: Map<string, BoardRecord>;
   readonly afterRecords: Map<string, BoardRecord>;
   readonly liveRecords: Map<string, BoardRecord>;
@@ -112,9 +112,9 @@ export class PlanContext {
   readonly recreatedColumns = new Set<string>();
   /** Records (and sub-records) recreated with their content. */
   readonly recreatedRecords = new Set<string>();
-  /** Notes posted again (new ids). */
+  /** Amendments posted again (new ids). */
   readonly reposted = new Set<string>();
-  /** Records declared not restored: their cells and notes go with them, unlisted. */
+  /** Records declared not restored: their cells and amendments go with them, unlisted. */
   readonly declaredRecords = new Set<string>();
   /** Live column ids the run re-points (possibly by making them anew): not mapped onto themselves. */
   readonly repointedColumns = new Set<string>();

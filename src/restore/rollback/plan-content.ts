@@ -1,7 +1,7 @@
 // The rollback's planners for what people wrote into live records: cell values (put back, cleared,
-// or created — in a recreated column too) and amendment threads (deleted notes posted again with
+// or created — in a recreated column too) and amendment threads (deleted amendments posted again with
 // their threads, edited ones given their text back). Records made anew carry their own cells and
-// notes (plan-records.ts); records declared not restored take theirs along unlisted.
+// amendments (plan-records.ts); records declared not restored take theirs along unlisted.
 
 import type { Amendment, Cell } from '../../domain/entities.js';
 import { attributionLine } from '../module/plan-content.js';
@@ -93,7 +93,7 @@ function repointRelationCell(ctx: PlanContext, l: Cell | undefined, label: strin
 export function planAmendments(ctx: PlanContext): void {
   const { base, after, live, input } = ctx;
   const liveNotes = byId(live.amendments);
-  const afterNotes = byId(after.amendments);
+  const afterAmendments = byId(after.amendments);
   const reposted = ctx.reposted;
   const tombstones: Step[] = [];
   const byRecord = new Map<string, Amendment[]>();
@@ -105,13 +105,13 @@ export function planAmendments(ctx: PlanContext): void {
       const now = liveNotes.get(a.id);
       const label = `${ctx.baseRecords.get(recordId)?.name ?? recordId}: ${a.message.slice(0, 40)}`;
       if (now) {
-        if (!a.isDeleted && ctx.decide({ entity: 'amendment', id: a.id, label, field: 'message', live: now.message, base: a.message, after: afterNotes.get(a.id)?.message ?? null })) {
+        if (!a.isDeleted && ctx.decide({ entity: 'amendment', id: a.id, label, field: 'message', live: now.message, base: a.message, after: afterAmendments.get(a.id)?.message ?? null })) {
           ctx.liveIds.set(a.id, 'amendment');
           ctx.steps.amendments.push({ op: 'updateAmendment', key: `amendment-text:${a.id}`, target: a.id, message: a.message, label, chain: `notes:${recordId}` });
         }
         continue;
       }
-      // A note deleted before the snapshot stood as a tombstone only because replies lived: it is
+      // An amendment deleted before the snapshot stood as a tombstone only because replies lived: it is
       // rebuilt (posted, then deleted after its replies) when those replies come back too.
       const tombstone = a.isDeleted;
       if (tombstone && !list.some((x) => x.parentId === a.id && !x.isDeleted && !liveNotes.has(x.id))) continue;
@@ -121,11 +121,11 @@ export function planAmendments(ctx: PlanContext): void {
       }
       const parentOk = a.parentId === null || liveNotes.has(a.parentId) || reposted.has(a.parentId);
       if (!parentOk) {
-        ctx.notRestored.push({ entity: 'amendment', id: a.id, label, reason: 'it replies to a note that is gone and not restored' });
+        ctx.notRestored.push({ entity: 'amendment', id: a.id, label, reason: 'it replies to an amendment that is gone and not restored' });
         continue;
       }
-      const shown = (n: Amendment | undefined): string | null => (n ? (n.isDeleted ? '(deleted note with replies)' : n.message) : null);
-      if (!ctx.decide({ entity: 'amendment', id: a.id, label, field: '(deleted)', live: null, base: shown(a), after: shown(afterNotes.get(a.id)) })) continue;
+      const shown = (n: Amendment | undefined): string | null => (n ? (n.isDeleted ? '(deleted amendment with replies)' : n.message) : null);
+      if (!ctx.decide({ entity: 'amendment', id: a.id, label, field: '(deleted)', live: null, base: shown(a), after: shown(afterAmendments.get(a.id)) })) continue;
       reposted.add(a.id);
       ctx.count('amendments');
       ctx.liveIds.set(recordId, 'record');

@@ -1,8 +1,8 @@
 // What points at what the rollback recreates. A collection or column made anew gets a new id; the
 // live objects that named the old one would point at nothing: reference columns whose settings go
 // `via` a recreated relation column (or show one of its columns), and the module's and the
-// workspace's recipes whose trigger, conditions or actions name a recreated column or collection.
-// Each is re-pointed to the copy: a recipe through the automation update route (read, ids swapped,
+// workspace's automations whose trigger, conditions or actions name a recreated column or collection.
+// Each is re-pointed to the copy: an automation through the automation update route (read, ids swapped,
 // written whole with its on/off state as it is then); a column through its update route, or — where
 // the service keeps settings create-only (the published interface) — made anew with the settings and
 // fields it should have, the old one deleted. What names an object of the snapshot that is gone and
@@ -83,10 +83,10 @@ export function planRepointColumns(ctx: PlanContext, updates: ColumnUpdates): vo
   }
 }
 
-/** The module's and the workspace's recipes naming what the run recreates. */
-export function planRepointRecipes(ctx: PlanContext): void {
+/** The module's and the workspace's automations naming what the run recreates. */
+export function planRepointAutomations(ctx: PlanContext): void {
   const dead = deadIds(ctx);
-  for (const a of ctx.input.recipes ?? []) {
+  for (const a of ctx.input.automations ?? []) {
     const body = { trigger: a.trigger, conditions: a.conditions, actions: a.actions };
     declareDead(ctx, 'automation', a.id, a.name, body, dead);
     const refs = collectRefs(body, ctx.recreated);
@@ -94,6 +94,6 @@ export function planRepointRecipes(ctx: PlanContext): void {
     ctx.repoint.push({ entity: 'automation', id: a.id, name: a.name, names: refs });
     ctx.count('automationsRepointed');
     const step: Step = { op: 'repointAutomation', key: `repoint-automation:${a.id}`, target: a.id, scope: a.scope, owner: a.scope === 'module' ? (a.moduleId ?? ctx.moduleId) : a.workspaceId, refs, label: a.name };
-    ctx.steps.repointRecipes.push(step);
+    ctx.steps.repointAutomations.push(step);
   }
 }

@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { cell, col, coll, note, rec } from '../fixtures.test-helpers.js';
+import { cell, col, coll, amendment, rec } from '../fixtures.test-helpers.js';
 import { allSteps, type Step } from '../engine/plan-steps.js';
 import { planRollback, ROLLBACK_KINDS, type RollbackInput, type RollbackSelection } from './plan.js';
 import type { ModuleTree } from '../engine/tree.js';
@@ -12,7 +12,7 @@ function tree(over: Partial<ModuleTree> = {}): ModuleTree {
     columns: [col('k-status', 'Status', { type: 'status', statusOptions: [{ label: 'Done', color: '#000000' }] }), col('k-text', 'Notes', { position: 1 })],
     records: [rec('r1', 'Alpha'), rec('r2', 'Beta', { position: 1 }), rec('s1', 'Step', { parentRecordId: 'r1' })],
     cells: [cell('v1', 'r1', 'k-status', 'Done'), cell('v2', 'r2', 'k-status', 'Done'), cell('v3', 'r1', 'k-text', 'hello')],
-    amendments: [note('a1', 'r1', 'first'), note('a2', 'r1', 'reply', { parentId: 'a1' })],
+    amendments: [amendment('a1', 'r1', 'first'), amendment('a2', 'r1', 'reply', { parentId: 'a1' })],
     automations: [],
     grants: null,
     ...over,
@@ -75,14 +75,14 @@ describe('planRollback', () => {
     expect(allSteps(plan(base, live, live, { force: true }).plan)).toEqual([]);
   });
 
-  it('reposts a deleted thread (parent before reply) with the attribution line; an edited note gets its text back', () => {
+  it('reposts a deleted thread (parent before reply) with the attribution line; an edited amendment gets its text back', () => {
     const base = tree();
     const live = tree({ amendments: [] });
     const p = plan(base, live, live);
-    const notes = allSteps(p.plan).filter((s) => s.op === 'createAmendment') as Extract<Step, { op: 'createAmendment' }>[];
-    expect(notes.map((n) => [n.oldId, n.parent, n.chain])).toEqual([['a1', null, 'notes:r1'], ['a2', 'a1', 'notes:r1']]);
-    expect(notes[0].message).toBe('first\n\nby u1');
-    const edited = tree({ amendments: [note('a1', 'r1', 'changed'), note('a2', 'r1', 'reply', { parentId: 'a1' })] });
+    const posted = allSteps(p.plan).filter((s) => s.op === 'createAmendment') as Extract<Step, { op: 'createAmendment' }>[];
+    expect(posted.map((n) => [n.oldId, n.parent, n.chain])).toEqual([['a1', null, 'notes:r1'], ['a2', 'a1', 'notes:r1']]);
+    expect(posted[0].message).toBe('first\n\nby u1');
+    const edited = tree({ amendments: [amendment('a1', 'r1', 'changed'), amendment('a2', 'r1', 'reply', { parentId: 'a1' })] });
     expect(ops(allSteps(plan(base, edited, edited).plan))).toEqual(['updateAmendment:a1']);
   });
 
@@ -106,7 +106,7 @@ describe('planRollback', () => {
     expect(allSteps(plan(base, renamed, renamed, { selection: { ...all, touched: byFeed } }).plan)).toEqual([expect.objectContaining({ op: 'updateRecord', target: 'r1', body: { name: 'Alpha' } })]);
   });
 
-  it('recreates the records a deleted collection took with it (the published service cascades), with sub-records, cells and notes', () => {
+  it('recreates the records a deleted collection took with it (the published service cascades), with sub-records, cells and amendments', () => {
     const base = tree();
     const live = tree({ collections: [coll('c2', 'Done', 1)], records: [], cells: [], amendments: [] });
     const steps = allSteps(plan(base, live, live, { selection: { ...all, kinds: new Set(['collections']) } }).plan);

@@ -3,15 +3,15 @@
 // writes that put the selected part back in place, and the conflicts: fields someone edited after
 // the damage (live differs from both base and after), kept unless forced. Ids stay the live ones;
 // what was deleted since is recreated with new ids through the journal, as restore module does, and
-// what pointed at it (reference columns, recipes) is re-pointed to the copy. One planner per entity
+// what pointed at it (reference columns, automations) is re-pointed to the copy. One planner per entity
 // kind (./rollback/), in this order: collections, columns, what points at recreated structure,
-// records, cells, notes, recipes.
+// records, cells, amendments, automations.
 
 import type { Phase, RestorePlan, Step } from '../engine/plan-steps.js';
 import { PlanContext, type RollbackInput, type RollbackPlanResult } from './context.js';
 import { planAmendments, planCells } from './plan-content.js';
 import { planRecords } from './plan-records.js';
-import { planRepointColumns, planRepointRecipes } from './plan-repoint.js';
+import { planRepointColumns, planRepointAutomations } from './plan-repoint.js';
 import { planCollections, planColumns } from './plan-structure.js';
 
 export { ROLLBACK_KINDS, type FieldChange, type RollbackKind, type RollbackSelection, type Touched } from './selection.js';
@@ -26,7 +26,7 @@ export function planRollback(input: RollbackInput): RollbackPlan {
   const newRecords = planRecords(ctx);
   planCells(ctx);
   planAmendments(ctx);
-  planRepointRecipes(ctx);
+  planRepointAutomations(ctx);
 
   const { steps, counts } = ctx;
   for (const s of steps.collections) if (s.op === 'createCollection' || s.op === 'updateCollection') ctx.count('collections');
@@ -43,7 +43,7 @@ export function planRollback(input: RollbackInput): RollbackPlan {
       ['records and cells', [...steps.records, ...steps.cells]],
       ...steps.content.map((p) => [p.name, p.steps] as const),
       ['amendments', steps.amendments],
-      ['recipes re-pointed at recreated objects', steps.repointRecipes],
+      ['automations re-pointed at recreated objects', steps.repointAutomations],
       ['new records', steps.archival],
     ] as ReadonlyArray<readonly [string, Step[]]>
   )

@@ -1,11 +1,11 @@
 import { describe, expect, it } from 'vitest';
-import { cell, col, coll, mod, note, rec, recipe } from '../fixtures.test-helpers.js';
+import { cell, col, coll, mod, amendment, rec, automation } from '../fixtures.test-helpers.js';
 import { allSteps, type Step } from '../engine/plan-steps.js';
 import { planRollback, ROLLBACK_KINDS, type RollbackInput, type RollbackSelection } from './plan.js';
 import type { ModuleTree } from '../engine/tree.js';
 
 // A board with a parent and two sub-records (one archived), a relation column and a reference
-// going through it, and recipes naming a column and a collection.
+// going through it, and automations naming a column and a collection.
 function tree(over: Partial<ModuleTree> = {}): ModuleTree {
   return {
     module: mod('m1'),
@@ -17,7 +17,7 @@ function tree(over: Partial<ModuleTree> = {}): ModuleTree {
     ],
     records: [rec('r1', 'Parent'), rec('s1', 'Step', { parentRecordId: 'r1' }), rec('s2', 'Old step', { parentRecordId: 'r1', position: 1, isArchived: true }), rec('r2', 'Other', { position: 1 })],
     cells: [cell('v1', 'r1', 'k-rel', '["x1"]'), cell('v2', 'r1', 'k-text', 'hello'), cell('v3', 's1', 'k-text', 'sub')],
-    amendments: [note('a1', 'r1', 'first')],
+    amendments: [amendment('a1', 'r1', 'first')],
     automations: [],
     grants: null,
     ...over,
@@ -30,7 +30,7 @@ const ops = (steps: Step[]): string[] => steps.map((s) => `${s.op}:${'target' in
 const without = (t: ModuleTree, ids: string[]): ModuleTree => ({ ...t, records: t.records.filter((r) => !ids.includes(r.id)), cells: t.cells.filter((c) => !ids.includes(c.recordId)), amendments: t.amendments.filter((a) => !ids.includes(a.recordId)) });
 
 describe('rollback planners', () => {
-  it('a row the service deleted comes back in the same run, with every sub-record (archived ones archived), cells and notes', () => {
+  it('a row the service deleted comes back in the same run, with every sub-record (archived ones archived), cells and amendments', () => {
     const p = plan(tree(), without(tree(), ['r1', 's1', 's2']));
     expect(p.plan.notRestored).toEqual([]);
     expect(ops(allSteps(p.plan))).toEqual(['createRecord:r1', 'createSubRecord:s1', 'createSubRecord:s2', 'createCell:v1', 'createCell:v2', 'createCell:v3', 'createAmendment:a1', 'archiveRecord:s2']);
@@ -54,7 +54,7 @@ describe('rollback planners', () => {
     expect(steps[0]).toMatchObject({ body: { name: 'Parent', position: 0, isCompleted: false, isArchived: false } });
   });
 
-  it('--kinds without records: a deleted row is named with the command that brings it back, its cells and notes not listed', () => {
+  it('--kinds without records: a deleted row is named with the command that brings it back, its cells and amendments not listed', () => {
     const p = plan(tree(), without(tree(), ['r2', 'r1', 's1', 's2']), { selection: { ...all, kinds: new Set(['cells', 'amendments']), kindsNamed: true } });
     expect(p.plan.notRestored.map((n) => [n.id, n.reason])).toEqual([
       ['r1', "deleted since the snapshot (--kinds leaves records out): bring it back with wbsync restore records r1"],
@@ -83,16 +83,16 @@ describe('rollback planners', () => {
     expect(p.repoint).toEqual([{ entity: 'column', id: 'k-ref', name: 'Renamed', names: ['k-rel'] }]);
   });
 
-  it('a reference whose relation is recreated too is made after it; recipes naming a recreated column or collection are re-pointed', () => {
+  it('a reference whose relation is recreated too is made after it; automations naming a recreated column or collection are re-pointed', () => {
     const base = tree();
     const live = tree({ collections: [coll('c1', 'Todo', 0)], columns: [col('k-text', 'Notes', { position: 2 })], cells: [cell('v2', 'r1', 'k-text', 'hello'), cell('v3', 's1', 'k-text', 'sub')] });
-    const recipes = [
-      recipe('au1', 'Mover', { trigger: { type: 'column_changed', column: 'k-rel' }, actions: [{ type: 'move_to_collection', collectionName: 'c2' }] }),
-      recipe('au2', 'Untouched', { trigger: { type: 'column_changed', column: 'k-text' } }),
-      recipe('au3', 'Workspace', { scope: 'workspace', moduleId: null, actions: [{ type: 'move_to_collection', collectionName: 'c2' }] }),
+    const automations = [
+      automation('au1', 'Mover', { trigger: { type: 'column_changed', column: 'k-rel' }, actions: [{ type: 'move_to_collection', collectionName: 'c2' }] }),
+      automation('au2', 'Untouched', { trigger: { type: 'column_changed', column: 'k-text' } }),
+      automation('au3', 'Workspace', { scope: 'workspace', moduleId: null, actions: [{ type: 'move_to_collection', collectionName: 'c2' }] }),
     ];
-    const p = plan(base, live, { recipes });
-    expect(p.plan.phases.map((x) => x.name)).toEqual(['collections', 'columns', 'columns naming recreated columns', 'records and cells', 'recipes re-pointed at recreated objects']);
+    const p = plan(base, live, { automations });
+    expect(p.plan.phases.map((x) => x.name)).toEqual(['collections', 'columns', 'columns naming recreated columns', 'records and cells', 'automations re-pointed at recreated objects']);
     expect(p.plan.phases.at(-1)!.steps).toEqual([
       { op: 'repointAutomation', key: 'repoint-automation:au1', target: 'au1', scope: 'module', owner: 'm1', refs: ['k-rel', 'c2'], label: 'Mover' },
       { op: 'repointAutomation', key: 'repoint-automation:au3', target: 'au3', scope: 'workspace', owner: 'ws', refs: ['c2'], label: 'Workspace' },
@@ -103,8 +103,8 @@ describe('rollback planners', () => {
   it('what names a deleted column the selection leaves out is declared: it still points at nothing', () => {
     const base = tree();
     const live = tree({ columns: [col('k-ref', 'Customer value', { type: 'reference', position: 1, settings: { via: 'k-rel', field: 'f1', aggregate: 'sum' } }), col('k-text', 'Notes', { position: 2 })] });
-    const recipes = [recipe('au1', 'Watcher', { trigger: { type: 'column_changed', column: 'k-rel' } })];
-    const p = plan(base, live, { recipes, selection: { ...all, kinds: new Set(['cells']), kindsNamed: true } });
+    const automations = [automation('au1', 'Watcher', { trigger: { type: 'column_changed', column: 'k-rel' } })];
+    const p = plan(base, live, { automations, selection: { ...all, kinds: new Set(['cells']), kindsNamed: true } });
     expect(p.plan.notRestored.map((n) => [n.entity, n.id])).toEqual([['column', 'k-ref'], ['automation', 'au1']]);
     expect(p.plan.notRestored[1]!.reason).toContain('column "Customer" (k-rel), deleted since the snapshot and left out of this rollback');
   });

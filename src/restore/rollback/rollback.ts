@@ -1,7 +1,7 @@
 // `wbsync rollback`: put part of a live module back as it was at a snapshot, in place. Refusals first
 // (reads only), then the three sides (snapshot, the state the damage left, live), the selection,
 // the plan (plan.ts) and — unless a dry run — the same journaled applier as restore module,
-// with the module's and the workspace's recipes paused around it when asked.
+// with the module's and the workspace's automations paused around it when asked.
 
 import type { Automation, BoardRecord, Cell } from '../../domain/entities.js';
 import { WbsyncError, isWbsyncError } from '../../domain/errors.js';
@@ -9,7 +9,7 @@ import type { StateReader } from '../../store/port.js';
 import { applyPlan } from '../engine/apply.js';
 import { journaledRun, type RunOutcome } from '../engine/journaled-run.js';
 import { latestRun } from '../../store/ledgers/index.js';
-import { pauseRecipeList } from '../engine/pause.js';
+import { pauseAutomationList } from '../engine/pause.js';
 import type { Step } from '../engine/plan-steps.js';
 import { summarisePlan } from '../engine/plan-steps.js';
 import { chooseSnapshot, refuse, requireWritable, type RestoreDeps, type RunControls } from '../engine/preconditions.js';
@@ -18,6 +18,7 @@ import { feedVerdicts, mergeTouched, touchedByPin, type DamagePin } from './dama
 import { ROLLBACK_KINDS, columnIdsOf, touchedByFeed, type FieldChange, type RollbackKind, type RollbackSelection } from './selection.js';
 import { treeFromLive, treeFromState, type LiveModuleReader, type ModuleTree } from '../engine/tree.js';
 import { commandLine } from '../../domain/shell-command.js';
+import { memberNames } from '../../domain/member-name.js';
 
 /** The snapshot to go back to (exactly one): by id, or the newest complete one finished at or
  * before a time (ISO 8601). */
@@ -63,7 +64,7 @@ export interface RollbackResult extends RunOutcome {
   newRecords: { id: string; name: string; archived: boolean }[];
   /** Objects found by a lookup after an unknown outcome (a resumed run) instead of made again. */
   foundByLookup: number;
-  /** Active recipes the planned writes could set off (when not paused). */
+  /** Active automations the planned writes could set off (when not paused). */
   wouldTrigger: { id: string; name: string; scope: string; trigger: string }[];
   /** Things to know before trusting the result (e.g. the database has not seen the latest changes). */
   warnings: string[];
@@ -72,7 +73,7 @@ export interface RollbackResult extends RunOutcome {
   pinnedTo?: string;
   /** What named objects the run recreated, pointed at the copies: reference columns (re-pointed in
    * place, or recreated where the service keeps settings create-only; 'pending' in a dry run) and
-   * the module's and workspace's recipes. */
+   * the module's and workspace's automations. */
   repointed: RepointReport;
 }
 
@@ -110,7 +111,7 @@ function pickAfter(deps: RestoreDeps, base: number, moduleId: string, window?: [
 /**
  * Records of the snapshot that no listing shows now but that still answer by id: a delete on the
  * deployed service archives a row and its sub-records, and deleting a collection leaves its records
- * stranded (deletes do not cascade). Each that answers joins the live tree with its cells and notes
+ * stranded (deletes do not cascade). Each that answers joins the live tree with its cells and amendments
  * (as the service has them) and the fields it had at the snapshot — nobody can have edited it since,
  * nothing lists it — so the plan brings it back in place. Sub-records are asked for only under a
  * parent that is live or found (the published interface deletes a parent for good and archives its
@@ -128,14 +129,14 @@ async function findUnlisted(client: RestoreDeps['client'], base: ModuleTree, liv
       if (isWbsyncError(e) && e.code === 'not_found') return;
       throw e;
     }
-    const notes = await client.listAmendments(r.id);
+    const amendments = await client.listAmendments(r.id);
     live.records.push(r);
     live.cells.push(...cells);
-    live.amendments.push(...notes);
+    live.amendments.push(...amendments);
     // what the damage left of it is what is there now: nothing can reach it to edit it since
     // (a pass after the delete no longer holds it)
     after.cells = [...after.cells.filter((c) => c.recordId !== r.id), ...cells];
-    after.amendments = [...after.amendments.filter((a) => a.recordId !== r.id), ...notes];
+    after.amendments = [...after.amendments.filter((a) => a.recordId !== r.id), ...amendments];
     found.set(r.id, how);
   };
   const tops = base.records.filter((r) => r.parentRecordId === null && !liveRecords.has(r.id));
@@ -201,8 +202,8 @@ export async function rollback(deps: RestoreDeps & { readLive: LiveModuleReader 
   const afterId = opts.pin ? opts.pin.afterSnapshot : pickAfter(deps, chosen.id, opts.moduleId, opts.changedBetween);
   const latestState = store.stateAt()!;
   const after = { ...(treeFromState(store.stateAt(afterId)!, opts.moduleId) ?? base) };
-  // reads only, side by side: who may write, the module as it is now, the workspace's recipes
-  const [, live, workspaceRecipes] = await Promise.all([requireWritable(client, ws), treeFromLive(deps.readLive, client, liveModule, latestState, null), client.listWorkspaceAutomations(ws)]);
+  // reads only, side by side: who may write, the module as it is now, the workspace's automations
+  const [, live, liveWorkspaceAutomations] = await Promise.all([requireWritable(client, ws), treeFromLive(deps.readLive, client, liveModule, latestState, null), client.listWorkspaceAutomations(ws)]);
   const found = await findUnlisted(client, base, live, after);
 
   const columns = columnIdsOf(opts.columns, [...base.columns, ...live.columns], base.module.name);
@@ -214,13 +215,13 @@ export async function rollback(deps: RestoreDeps & { readLive: LiveModuleReader 
     collections: opts.collections?.length ? new Set(opts.collections) : null,
     touched: opts.changedBy || opts.changedBetween ? touchedByFeed(latestState, ws, opts.moduleId, opts.changedBy, opts.changedBetween) : null,
   };
-  const userNames = new Map(latestState.members(ws).map((m) => [m.userId, [m.firstName, m.lastName].filter(Boolean).join(' ') || m.email || m.userId]));
+  const userNames = memberNames(latestState.members(ws));
   selection.laterEdits = pinSelection(selection, latestState, ws, opts, store.getSnapshot(chosen.id)?.startedAt ?? '', (who) => userNames.get(who) ?? who);
-  const planned = planRollback({ base, after, live, selection, force: opts.force === true, workspaceId: ws, attribution: opts.attribution, userNames, found, recipes: [...live.automations, ...workspaceRecipes] });
+  const planned = planRollback({ base, after, live, selection, force: opts.force === true, workspaceId: ws, attribution: opts.attribution, userNames, found, automations: [...live.automations, ...liveWorkspaceAutomations] });
   const steps = planned.plan.phases.flatMap((p) => p.steps);
   const fired = triggersOf(steps);
-  const recipes: Automation[] = [...live.automations, ...workspaceRecipes].filter((a) => a.isActive);
-  const wouldTrigger = recipes.filter((a) => fired.has(String(a.trigger['type']))).map((a) => ({ id: a.id, name: a.name, scope: a.scope, trigger: String(a.trigger['type']) }));
+  const automations: Automation[] = [...live.automations, ...liveWorkspaceAutomations].filter((a) => a.isActive);
+  const wouldTrigger = automations.filter((a) => fired.has(String(a.trigger['type']))).map((a) => ({ id: a.id, name: a.name, scope: a.scope, trigger: String(a.trigger['type']) }));
   const warnings: string[] = [];
   const afterInfo = store.listSnapshots().find((s) => s.id === afterId);
   if (afterInfo && liveModule.updatedAt && Date.parse(liveModule.updatedAt) > Date.parse(afterInfo.startedAt) && !opts.changedBetween) {
@@ -254,7 +255,7 @@ export async function rollback(deps: RestoreDeps & { readLive: LiveModuleReader 
     async ({ journal, run, resumed }) => {
       // Live objects keep their ids: each one the plan names maps onto itself.
       journal.sameAll([[opts.moduleId, 'module'], ...planned.liveIds]);
-      const paused = opts.pauseAutomations ? await pauseRecipeList(client, journal, recipes) : [];
+      const paused = opts.pauseAutomations ? await pauseAutomationList(client, journal, automations) : [];
       const res = await applyPlan(planned.plan, { client, journal, parallel: opts.parallel, signal: opts.signal, onProgress: opts.onProgress });
       const result: RollbackResult = {
         ...baseResult,

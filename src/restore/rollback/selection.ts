@@ -30,7 +30,7 @@ export function columnIdsOf(wanted: readonly string[] | undefined, columns: read
 
 /** What the feed says was changed (in a window, by an actor): the ids its rows name. */
 export interface Touched {
-  /** Records any row names (their notes are selected through these). */
+  /** Records any row names (their amendments are selected through these). */
   records: ReadonlySet<string>;
   /** Record fields the rows changed, per record (name, collectionId, position, isCompleted, isArchived). */
   recordFields: ReadonlyMap<string, ReadonlySet<string>>;
@@ -142,7 +142,7 @@ export interface FieldChange {
   base: unknown;
   after: unknown;
   /** A conflict the damage snapshot does not show either (after = base): edited after the latest
-   * snapshot — or damage the feed did not show (note edits on the deployed service) */
+   * snapshot — or damage the feed did not show (amendment edits on the deployed service) */
   unseen?: true;
   /** A conflict because the feed shows a write after or beside the damage: whose, when. */
   later?: string;

@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest';
 import type { Automation, Member, Workspace } from '../../domain/entities.js';
-import { cell, col, coll, mod, note, rec, recipe } from '../fixtures.test-helpers.js';
+import { amendment, automation, cell, col, coll, mod, rec } from '../fixtures.test-helpers.js';
 import { planWorkspaceInBatches, STRUCTURE_PHASES } from './plan-workspace-batches.js';
 import { planWorkspace } from './plan-workspace.js';
 import type { Step } from '../engine/plan-steps.js';
@@ -19,14 +19,14 @@ const trees: ModuleTree[] = [
     columns: [col('A-rel', 'Client', { type: 'relation', settings: { targetModule: 'B' }, moduleId: 'A' }), col('A-t', 'Notes', { moduleId: 'A', position: 1 })],
     records: [rec('A-r', 'Deal', { moduleId: 'A', collectionId: 'A-c' }), rec('A-s', 'Sub', { moduleId: 'A', collectionId: 'A-c', parentRecordId: 'A-r' })],
     cells: [cell('A-v', 'A-r', 'A-rel', '["B-r"]'), cell('A-w', 'A-r', 'A-t', 'hello u1')],
-    amendments: [note('A-n', 'A-r', 'first', { moduleId: 'A' })],
+    amendments: [amendment('A-n', 'A-r', 'first', { moduleId: 'A' })],
   }),
   tree('C', { columns: [col('C-t', 'Notes', { moduleId: 'C' })], records: [rec('C-r', 'Alone', { moduleId: 'C', collectionId: 'C-c', isArchived: true })], cells: [cell('C-v', 'C-r', 'C-t', 'x')] }),
-  tree('B', { records: [rec('B-r', 'Acme', { moduleId: 'B', collectionId: 'B-c' })], automations: [recipe('B-a', 'Notify', { moduleId: 'B' })] }),
-  tree('D', { records: [rec('D-r', 'One', { moduleId: 'D', collectionId: 'D-c' })], automations: [recipe('D-a', 'Copy', { moduleId: 'D', actions: [{ type: 'create_record', targetModule: 'E' }] })] }),
+  tree('B', { records: [rec('B-r', 'Acme', { moduleId: 'B', collectionId: 'B-c' })], automations: [automation('B-a', 'Notify', { moduleId: 'B' })] }),
+  tree('D', { records: [rec('D-r', 'One', { moduleId: 'D', collectionId: 'D-c' })], automations: [automation('D-a', 'Copy', { moduleId: 'D', actions: [{ type: 'create_record', targetModule: 'E' }] })] }),
   tree('E', { records: [rec('E-r', 'Two', { moduleId: 'E', collectionId: 'E-c' })] }),
 ];
-const wsRecipes: Automation[] = [recipe('W-a', 'Everywhere', { moduleId: null, scope: 'workspace', actions: [{ type: 'create_record', targetModule: 'C' }] } as Partial<Automation>)];
+const wsRecipes: Automation[] = [automation('W-a', 'Everywhere', { moduleId: null, scope: 'workspace', actions: [{ type: 'create_record', targetModule: 'C' }] } as Partial<Automation>)];
 
 const input = {
   workspace: ws,

@@ -1,7 +1,7 @@
 // The workspace restore planner: pure. The workspace (created, or an existing one to restore into),
 // its members with their roles, every module as `restore module` plans it — merged phase by phase,
 // so every module exists before any column, every record before any cell, and relations between
-// the restored modules are remapped like a module's own ids — then the recipes that watch every
+// the restored modules are remapped like a module's own ids — then the automations that watch every
 // module. Users are mapped old → new (--map-users) in every value that names them first.
 
 import type { Automation, Member, Workspace } from '../../domain/entities.js';
@@ -10,6 +10,7 @@ import type { NotRestored, Phase, RestorePlan, Step } from '../engine/plan-steps
 import { remappable, translateIds } from '../engine/remap.js';
 import { creationOrder } from '../engine/sibling-order.js';
 import type { ModuleTree } from '../engine/tree.js';
+import { memberName } from '../../domain/member-name.js';
 
 export interface WorkspacePlanInput {
   workspace: Workspace;
@@ -57,7 +58,6 @@ export function mapUsers<T>(v: T, map: ReadonlyMap<string, string>): T {
   return swap(v) as T;
 }
 
-const displayName = (m: Member): string => [m.firstName, m.lastName].filter(Boolean).join(' ') || m.email || m.userId;
 
 export function planWorkspace(input: WorkspacePlanInput): WorkspacePlan {
   const ws = input.workspace;
@@ -85,11 +85,11 @@ export function planWorkspace(input: WorkspacePlanInput): WorkspacePlan {
   const toAdd = members.filter((m) => !input.presentUsers.has(mapped(m.userId)));
   add(
     'members',
-    toAdd.map((m) => ({ op: 'addMember', key: `member:${m.userId}`, workspaceId: wsId, userId: mapped(m.userId), role: m.role, label: `${displayName(m)} (${m.role})` }) satisfies Step),
+    toAdd.map((m) => ({ op: 'addMember', key: `member:${m.userId}`, workspaceId: wsId, userId: mapped(m.userId), role: m.role, label: `${memberName(m)} (${m.role})` }) satisfies Step),
   );
   counts['members'] = toAdd.length;
   const memberIds = new Set(members.map((m) => mapped(m.userId)));
-  const userNames = new Map(members.map((m) => [m.userId, displayName(m)]));
+  const userNames = new Map(members.map((m) => [m.userId, memberName(m)]));
 
   // every restored module's ids are "internal" to every module's plan: relations between them remap
   const allIds = new Set<string>();
@@ -110,13 +110,13 @@ export function planWorkspace(input: WorkspacePlanInput): WorkspacePlan {
   const order = ['workspace', 'members', ...mergeOrders(sequences)].filter((n) => byName.has(n));
   splitCrossModuleColumns(byName, order, input.modules);
 
-  const wsRecipes = creationOrder(input.workspaceAutomations).map((a) => {
+  const wsAutomations = creationOrder(input.workspaceAutomations).map((a) => {
     const body = mapUsers({ name: a.name, trigger: a.trigger, conditions: a.conditions, match: a.match, actions: a.actions, isActive: a.isActive }, input.userMap);
     return { op: 'createWorkspaceAutomation', kind: 'automation', key: `ws-automation:${a.id}`, oldId: a.id, chain: `ws-automations:${ws.id}`, workspaceId: wsId, body: remappable(body, allIds) } satisfies Step;
   });
-  add('workspace automations', wsRecipes);
-  if (wsRecipes.length) order.push('workspace automations');
-  counts['workspaceAutomations'] = wsRecipes.length;
+  add('workspace automations', wsAutomations);
+  if (wsAutomations.length) order.push('workspace automations');
+  counts['workspaceAutomations'] = wsAutomations.length;
 
   const phases: Phase[] = order.map((name) => ({ name, steps: byName.get(name)! }));
   return {
@@ -128,7 +128,7 @@ export function planWorkspace(input: WorkspacePlanInput): WorkspacePlan {
     notRestored,
     modules,
     members: { toAdd: toAdd.length, present: members.length - toAdd.length },
-    automations: { workspace: wsRecipes.length, module: moduleAutomations },
+    automations: { workspace: wsAutomations.length, module: moduleAutomations },
   };
 }
 

@@ -10,7 +10,7 @@ import { RunJournal, latestRun } from '../../store/ledgers/index.js';
 import { erasedIn } from '../../store/erasure/index.js';
 import type { NotRestored } from '../engine/plan-steps.js';
 import { planWorkspaceInBatches } from './plan-workspace-batches.js';
-import { pauseRecipes } from '../engine/pause.js';
+import { pauseWorkspaceAutomations } from '../engine/pause.js';
 import { summarisePlan } from '../engine/plan-steps.js';
 import { chooseSnapshot, refuse, requireWritable, type RestoreDeps, type RunControls } from '../engine/preconditions.js';
 import { treeFromState } from '../engine/tree.js';
@@ -113,7 +113,7 @@ export async function restoreWorkspace(deps: RestoreDeps, opts: RestoreWorkspace
     deps,
     { previous, settleMs: opts.settleMs, since: { at: started, requests: stats0 }, start: { kind: 'workspace', runKey, snapshotId: snapshot, sourceIds: [ws.id], targetWorkspaceId: opts.intoWorkspace ?? null, options: { newName: name, pauseAutomations: opts.pauseAutomations === true, userMap: Object.fromEntries(userMap) } } },
     async ({ journal, run, resumed, settle }) => {
-      const paused = opts.pauseAutomations && opts.intoWorkspace ? await pauseRecipes(client, journal, opts.intoWorkspace) : [];
+      const paused = opts.pauseAutomations && opts.intoWorkspace ? await pauseWorkspaceAutomations(client, journal, opts.intoWorkspace) : [];
       const res = await applyInBatches(batched, {
         client,
         journal,

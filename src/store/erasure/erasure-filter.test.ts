@@ -24,7 +24,7 @@ describe('judge: a person', () => {
     expect(v).toEqual({ action: 'scrub', entity: { id: 'a1', recordId: 'r', parentId: 'a0', userId: U, message: ERASED_MARKER, raw: { message: ERASED_MARKER, parentComment: 'a0', user: { _id: U } } } });
   });
 
-  it('takes @-mentions of them out of other people’s notes', () => {
+  it('takes @-mentions of them out of other people’s amendments', () => {
     const v = judge('amendment', { id: 'a2', userId: 'other001', message: 'Globex wants it. @Grace can you check?', raw: { message: 'Globex wants it. @Grace can you check?' } }, userSet(), people());
     expect(v.action === 'scrub' && v.entity.message).toBe(`Globex wants it. @${ERASED_MARKER} can you check?`);
     expect(v.action === 'scrub' && (v.entity.raw as { message: string }).message).toBe(`Globex wants it. @${ERASED_MARKER} can you check?`);

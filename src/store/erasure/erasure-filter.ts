@@ -1,6 +1,6 @@
 // What an erasure leaves of one entity: dropped (it is, or belongs to, an erased record or module;
 // it is an erased person's membership or grant), scrubbed (an erased person's name, email, id and
-// amendment text taken out) or untouched. Pure. The history rewrite (src/erase/) runs every stored
+// amendment text taken out) or untouched. Pure. The history rewrite (rewrite.ts beside this file) runs every stored
 // version through it; the store's writer runs every incoming entity through it, so a sync never
 // stores again what was erased, and a rewritten version hashes like the same entity met live.
 import type { EntityKind } from '../../domain/entities.js';

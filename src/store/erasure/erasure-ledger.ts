@@ -1,5 +1,5 @@
 // The erasure ledger (migration 015): which persons, records and modules were erased, by id, when
-// and why — never their content. Restore planners and the store's writer ask it; src/erase/ writes
+// and why — never their content. Restore planners and the store's writer ask it; erase.ts beside this file writes
 // it. An entry is 'running' while the history is rewritten and 'complete' after; a lifted entry
 // (wbsync erase --lift) stays as the record of what was done but no longer filters anything.
 import type Database from 'better-sqlite3';

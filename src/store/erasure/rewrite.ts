@@ -68,7 +68,7 @@ function candidateSql(spec: EntitySpec): string {
   if (mc) parts.push(`v.${quoteCol(mc)} IN (SELECT id FROM temp.erase_modules)`);
   for (const c of RECORD_COLS[spec.kind] ?? []) parts.push(`v.${quoteCol(c)} IN (SELECT id FROM temp.erase_records)`);
   if (spec.kind === 'member' || spec.kind === 'moduleAccess' || spec.kind === 'amendment') parts.push(`v.user_id IN (SELECT s FROM temp.erase_needles)`);
-  // an activity row quoting an erased person's note (before/after hold it as JSON text)
+  // an activity row quoting an erased person's amendment (before/after hold it as JSON text)
   if (spec.kind === 'activity') parts.push(`v."before" IN (SELECT s FROM temp.erase_quotes) OR v."after" IN (SELECT s FROM temp.erase_quotes)`);
   return parts.join(' OR ');
 }
@@ -146,7 +146,7 @@ function rewriteTable(db: Database.Database, spec: EntitySpec, set: ErasedSet, p
 
 /**
  * Order matters for a run killed half-way: the next run learns the person's strings from what is
- * still there. Activity (which quotes their notes) goes before the notes themselves; members, whose
+ * still there. Activity (which quotes their amendments) goes before the amendments themselves; members, whose
  * names are the surest source, go last.
  */
 const ORDER: EntityKind[] = ['activity', 'amendment', 'cell', 'reference', 'record', 'collection', 'column', 'automation', 'moduleAccess', 'module', 'workspace', 'member'];

@@ -59,7 +59,7 @@ export function withTarget(base: ErasedSet, target: Target, ids: readonly Erased
 
 /**
  * Strings whose presence in a row's raw JSON makes it a candidate (the judge decides): erased ids
- * and the persons' identifying texts (their notes' texts are looked for in activity's before/after
+ * and the persons' identifying texts (their amendments' texts are looked for in activity's before/after
  * only). Ids shorter than 4 characters would match everything.
  */
 export function needles(set: ErasedSet, people: ReadonlyMap<string, PersonText>): string[] {

@@ -1,6 +1,6 @@
 // The restore journal in the snapshot database (tables from migration 005): the run, the id map
 // (old → new) written in one small transaction right after each create returns, the steps done,
-// and the recipes a run paused. It is what makes a restore resumable without duplicates.
+// and the automations a run paused. It is what makes a restore resumable without duplicates.
 
 import type Database from 'better-sqlite3';
 
@@ -243,11 +243,11 @@ export class RunJournal {
     this.db.prepare("UPDATE restore_runs SET status = 'running', finished_at = NULL WHERE id = ?").run(this.run.id);
   }
 
-  // --- recipes paused for the run (--pause-automations)
+  // --- automations paused for the run (--pause-automations)
   pausedAutomations(): { id: string; state: 'paused' | 'reactivated' }[] {
     return (this.db.prepare('SELECT automation_id AS id, state FROM restore_paused WHERE run_id = ?').all(this.run.id) as { id: string; state: 'paused' | 'reactivated' }[]);
   }
-  /** Written BEFORE the PUT that pauses it, so a crash in between still re-activates it. A recipe
+  /** Written BEFORE the PUT that pauses it, so a crash in between still re-activates it. An automation
    * an earlier invocation of the run paused and re-activated is paused again: noted as paused. */
   markPaused(automationId: string): void {
     this.db

@@ -1,5 +1,5 @@
 // The restore journal (owned by src/store/ledgers/restore-journal.ts): one row per restore run, the id map
-// written as each object is created, steps finished, and recipes paused for the run. A row of
+// written as each object is created, steps finished, and automations paused for the run. A row of
 // restore_ids with new_id NULL is a create in flight: on resume it is looked up before any retry.
 import type { Migration } from './types.js';
 

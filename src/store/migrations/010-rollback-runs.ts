@@ -1,4 +1,4 @@
-// Rollback runs share the restore journal (ids, steps, refusals, paused recipes): restore_runs.kind
+// Rollback runs share the restore journal (ids, steps, refusals, paused automations): restore_runs.kind
 // gains 'rollback' (a CHECK widened in place: see widen-check.ts).
 import type { Migration } from './types.js';
 import { widenCheck } from './widen-check.js';

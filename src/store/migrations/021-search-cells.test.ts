@@ -61,9 +61,9 @@ describe('the search index over cells (migration 021, src/store/fts.ts)', () => 
     expect(rows.held.map((r) => r.text).sort()).toEqual(['Shipped', 'a note', 'landing plan']);
   });
 
-  it('should rebuild an index made before 021 (records and notes only, the old keys) with the cells', async () => {
+  it('should rebuild an index made before 021 (records and amendments only, the old keys) with the cells', async () => {
     await pass([makeCell('c1', 'r1', 't', { value: 'launch plan' })]);
-    // as a database at 015 had it: no cells, rowid = vid*2 (+1 for notes), 021 not applied
+    // as a database at 015 had it: no cells, rowid = vid*2 (+1 for amendments), 021 not applied
     store.db.exec(`DELETE FROM search;
       INSERT INTO search (rowid, kind, entity_id, record_id, module_id, text) SELECT vid * 2, 'record', id, id, module_id, name FROM record_versions WHERE valid_to IS NULL;
       INSERT INTO search (rowid, kind, entity_id, record_id, module_id, text) SELECT vid * 2 + 1, 'amendment', id, record_id, module_id, message FROM amendment_versions WHERE valid_to IS NULL;

@@ -163,10 +163,10 @@ export function changeCounts(db: Database.Database, from: number, to: number): M
     return m?.name || m?.email || who;
   };
   const recordTotal = db.prepare(`SELECT count(*) FROM record_versions r WHERE r.module_id = ? AND ${AT('r', '@from')} AND r.is_archived = 0`).pluck();
-  const noteTotal = db.prepare(`SELECT count(*) FROM amendment_versions a WHERE a.module_id = ? AND ${AT('a', '@from')} AND a.is_deleted = 0`).pluck();
+  const amendmentTotal = db.prepare(`SELECT count(*) FROM amendment_versions a WHERE a.module_id = ? AND ${AT('a', '@from')} AND a.is_deleted = 0`).pluck();
   for (const e of out.values()) {
     e.records.before = recordTotal.get(e.moduleId, p) as number;
-    e.amendments.before = noteTotal.get(e.moduleId, p) as number;
+    e.amendments.before = amendmentTotal.get(e.moduleId, p) as number;
     // the observed service's module_deleted row names no module: matched by its name instead
     const rows = e.moduleGone
       ? people.filter((f) => f.action === 'module_deleted' && f.ws === e.workspaceId && (f.m === e.moduleId || (f.m === null && f.target === e.moduleName)))

@@ -43,7 +43,7 @@ export interface ChangedModule {
   records: string[];
   cells: string[];
   /** Records whose amendments changed in between. */
-  noteRecords: string[];
+  amendmentRecords: string[];
 }
 
 export class ConsoleReads {
@@ -116,7 +116,7 @@ export class ConsoleReads {
 
   /**
    * What has versions written or closed in (from, to], per module, most first: the records and
-   * cells (by id) and the records whose notes changed; structure (the module, collections, columns,
+   * cells (by id) and the records whose amendments changed; structure (the module, collections, columns,
    * automations) is only counted — the console reads it whole, it is small.
    */
   changedModules(from: number, to: number): ChangedModule[] {
@@ -126,7 +126,7 @@ export class ConsoleReads {
     const out = new Map<string, ChangedModule>();
     const entry = (m: string): ChangedModule => {
       let e = out.get(m);
-      if (!e) out.set(m, (e = { moduleId: m, versions: 0, records: [], cells: [], noteRecords: [] }));
+      if (!e) out.set(m, (e = { moduleId: m, versions: 0, records: [], cells: [], amendmentRecords: [] }));
       return e;
     };
     const structure = this.stmt(
@@ -152,7 +152,7 @@ export class ConsoleReads {
     for (const r of this.stmt(`SELECT coalesce(v.module_id, ${moduleOfRecord('v.record_id')}) AS m, v.record_id AS rec, count(*) AS n FROM amendment_versions v WHERE ${win('v')} GROUP BY 1, 2`).all(p) as { m: string | null; rec: string; n: number }[]) {
       if (r.m === null) continue;
       const e = entry(r.m);
-      e.noteRecords.push(r.rec);
+      e.amendmentRecords.push(r.rec);
       e.versions += r.n;
     }
     return [...out.values()].sort((a, b) => b.versions - a.versions || a.moduleId.localeCompare(b.moduleId));

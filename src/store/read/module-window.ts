@@ -1,5 +1,5 @@
-// What the console's recover preview reads of one module's content (records, cells, notes), fast
-// enough for a module of 10,000 records: at one snapshot without the cells' and notes' `raw` (the
+// What the console's recover preview reads of one module's content (records, cells, amendments), fast
+// enough for a module of 10,000 records: at one snapshot without the cells' and amendments' `raw` (the
 // planners never read it), or — for a rollback's two sides, snapshot s and the latest l — every
 // version both hold read once and shared, and cells only where the two sides differ, plus those the
 // planner rebuilds whole (of records and columns gone by l). Fed to the very same planners through
@@ -46,14 +46,14 @@ export function readModuleContent(db: Database.Database, moduleId: string, n: nu
     .prepare(`SELECT ${leanList(SPECS.cell)} FROM cell_versions c WHERE c.record_id IN (SELECT r.id FROM record_versions r WHERE r.module_id = @m AND ${live('r')}) AND ${live('c')} AND coalesce(c.column_id NOT IN (SELECT value FROM json_each(@skip)), 1) ORDER BY c.record_id, c.id`)
     .raw(true)
     .all(p) as unknown[][];
-  const notes = db
+  const amendments = db
     .prepare(`SELECT ${leanList(SPECS.amendment)} FROM amendment_versions a WHERE (a.module_id = @m OR a.record_id IN (SELECT r.id FROM record_versions r WHERE r.module_id = @m AND ${live('r')})) AND ${live('a')} ORDER BY a.created_at, a.id`)
     .raw(true)
     .all(p) as unknown[][];
   return {
     records: recs.map((r) => fromRow<BoardRecord>(SPECS.record, r)),
     cells: cells.map((r) => fromRow<Cell>(SPECS.cell, r)),
-    amendments: notes.map((r) => fromRow<Amendment>(SPECS.amendment, r)),
+    amendments: amendments.map((r) => fromRow<Amendment>(SPECS.amendment, r)),
   };
 }
 
@@ -82,7 +82,7 @@ export function readModuleWindow(
   const everIds = `SELECT value FROM json_each(@ever)`;
   // versions at s closed by l, and versions at l begun after s (an edit is one of each)
   const changed = `((c.valid_from <= @s AND c.valid_to > @s AND c.valid_to <= @l) OR (c.valid_from > @s AND c.valid_from <= @l AND coalesce(c.valid_to, ${OPEN}) > @l))`;
-  const noteRows = rows(db, `SELECT ${head('a')}, ${leanList(SPECS.amendment)} FROM amendment_versions a WHERE (a.module_id = @m OR a.record_id IN (${everIds})) AND ${either('a')} ORDER BY a.created_at, a.id`, p);
+  const amendmentRows = rows(db, `SELECT ${head('a')}, ${leanList(SPECS.amendment)} FROM amendment_versions a WHERE (a.module_id = @m OR a.record_id IN (${everIds})) AND ${either('a')} ORDER BY a.created_at, a.id`, p);
 
   const side = <T>(list: Row[], spec: EntitySpec, n: number, cache: Map<number, T>): T[] =>
     list.filter((r) => at(r, n)).map((r) => {
@@ -137,20 +137,20 @@ export function readModuleWindow(
   const idCol = SPECS.cell.fields.findIndex((x) => x.col === 'id');
   allCells.sort((a, b) => cmp(a.rest[recordCol] as string, b.rest[recordCol] as string) || cmp(a.rest[idCol] as string, b.rest[idCol] as string));
   const cellCache = new Map<number, Cell>();
-  const noteCache = new Map<number, Amendment>();
-  // a note belongs to a side when the module names it or its record is there then
+  const amendmentCache = new Map<number, Amendment>();
+  // an amendment belongs to a side when the module names it or its record is there then
   const baseIds = new Set(baseRecords.map((r) => r.id));
-  const notesAt = (n: number, ids: Set<string>): Amendment[] => side<Amendment>(noteRows, SPECS.amendment, n, noteCache).filter((a) => a.moduleId === moduleId || ids.has(a.recordId));
+  const amendmentsAt = (n: number, ids: Set<string>): Amendment[] => side<Amendment>(amendmentRows, SPECS.amendment, n, amendmentCache).filter((a) => a.moduleId === moduleId || ids.has(a.recordId));
   return {
-    base: { records: baseRecords, cells: side<Cell>(allCells, SPECS.cell, s, cellCache), amendments: notesAt(s, baseIds) },
-    after: { records: afterRecords, cells: side<Cell>(allCells, SPECS.cell, l, cellCache), amendments: notesAt(l, liveRecords) },
+    base: { records: baseRecords, cells: side<Cell>(allCells, SPECS.cell, s, cellCache), amendments: amendmentsAt(s, baseIds) },
+    after: { records: afterRecords, cells: side<Cell>(allCells, SPECS.cell, l, cellCache), amendments: amendmentsAt(l, liveRecords) },
     plainRecords,
   };
 }
 
 const cmp = (a: string, b: string): number => (a < b ? -1 : a > b ? 1 : 0);
 
-/** `state`, except that the module's records, cells and notes come from `content`. */
+/** `state`, except that the module's records, cells and amendments come from `content`. */
 export function withContent(state: StateReader, moduleId: string, content: ModuleContent): StateReader {
   const pick = <T>(m: string, mine: T[], theirs: () => T[]): T[] => (m === moduleId ? mine : theirs());
   return {

@@ -6,7 +6,7 @@
 import type Database from 'better-sqlite3';
 
 export interface OwnWrites {
-  /** Ids written or created by wbsync (cells, records, columns, collections, notes, modules). */
+  /** Ids written or created by wbsync (cells, records, columns, collections, amendments, modules). */
   ids: Set<string>;
   /** The runs, with when they wrote. */
   runs: { id: number; kind: string; sourceIds: string[]; startedAt: string; finishedAt: string | null; status: string }[];

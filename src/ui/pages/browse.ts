@@ -17,7 +17,7 @@ export function browsePage(env: ConsoleEnv, q: URLSearchParams): Reply {
     const modules = state.modules(w.id);
     const members = state.members(w.id);
     return html`<div class="card"><h2>${clip(w.name, 160)}</h2><p class="sub">${w.description ? html`<span class="text">${clip(w.description, 300)}</span> · ` : ''}${modules.length} modules · ${members.length} members · <span class="mono">${w.id}</span></p>
-      <div class="scroll"><table><tr><th>module</th><th class="num">collections</th><th class="num">records</th><th class="num">with sub-records</th><th class="num">with notes</th><th>updated</th><th></th></tr>
+      <div class="scroll"><table><tr><th>module</th><th class="num">collections</th><th class="num">records</th><th class="num">with sub-records</th><th class="num">with amendments</th><th>updated</th><th></th></tr>
       ${modules.map((m) => {
         const s = sizes.get(m.id);
         return html`<tr><td class="text"><a href="${env.base}/module/${encodeURIComponent(m.id)}?snapshot=${n}">${clip(m.name, 140)}</a></td>

@@ -1,5 +1,6 @@
 // How a cell's value reads on a page: strings as they are, JSON values compact, long ones clipped.
 import type { Cell, Column } from '../../domain/entities.js';
+import { memberNames } from '../../domain/member-name.js';
 import type { ConsoleReads } from '../../store/read/index.js';
 import type { StateReader } from '../../store/port.js';
 import { clip, html, type Html } from '../html.js';
@@ -16,7 +17,7 @@ function objectText(o: Record<string, unknown>): string {
 
 /** Display names of a workspace's members by user id (people cells hold ids). */
 export function peopleOf(state: StateReader, workspaceId: string): ReadonlyMap<string, string> {
-  return new Map(state.members(workspaceId).map((m) => [m.userId, [m.firstName, m.lastName].filter(Boolean).join(' ') || m.email || m.userId]));
+  return memberNames(state.members(workspaceId));
 }
 
 /**

@@ -7,14 +7,14 @@ import { page } from '../layout.js';
 import { NotFound, idParam } from '../params.js';
 import { cellTd, cellText, cellsByColumn, namesColumn, namesFor } from './cells.js';
 
-function thread(notes: Amendment[], author: (id: string | null) => string): Html {
+function thread(amendments: Amendment[], author: (id: string | null) => string): Html {
   const replies = new Map<string, Amendment[]>();
-  for (const a of notes) if (a.parentId) replies.set(a.parentId, [...(replies.get(a.parentId) ?? []), a]);
-  const ids = new Set(notes.map((a) => a.id));
+  for (const a of amendments) if (a.parentId) replies.set(a.parentId, [...(replies.get(a.parentId) ?? []), a]);
+  const ids = new Set(amendments.map((a) => a.id));
   const one = (a: Amendment): Html =>
     html`<div class="amend"><div class="muted">${author(a.userId)} · ${when(a.createdAt)}${a.edited ? ' · edited' : ''}${a.isDeleted ? html` <span class="pill bad">deleted</span>` : ''}</div><div class="text">${a.message}</div></div>
       ${(replies.get(a.id) ?? []).length ? html`<div class="reply">${(replies.get(a.id) ?? []).map(one)}</div>` : ''}`;
-  const roots = notes.filter((a) => !a.parentId || !ids.has(a.parentId));
+  const roots = amendments.filter((a) => !a.parentId || !ids.has(a.parentId));
   return html`${roots.map((a) => html`<div class="thread">${one(a)}</div>`)}`;
 }
 
@@ -40,7 +40,7 @@ export function recordPage(env: ConsoleEnv, rawId: string, q: URLSearchParams): 
   const subs = env.reads.subRecords(rec.id, n);
   const subList = env.reads.cellsOf(subs.map((s) => s.id), n);
   const subCells = cellsByColumn(subList);
-  const notes = env.reads.amendmentsOf(rec.id, n);
+  const amendments = env.reads.amendmentsOf(rec.id, n);
   const people = namesFor([...own, ...subList], state, env.reads, rec.workspaceId);
   const author = (u: string | null) => (u === null ? 'someone (account removed)' : (people.get(u) ?? u));
   const collection = rec.collectionId ? state.collections(rec.moduleId).find((c) => c.id === rec.collectionId) : undefined;
@@ -56,6 +56,6 @@ export function recordPage(env: ConsoleEnv, rawId: string, q: URLSearchParams): 
     ? html`<div class="card"><h2>Sub-records (${subs.length})</h2><div class="scroll"><table><tr><th>name</th>${subColumns.map((c) => html`<th>${clip(c.name, 40)}</th>`)}</tr>
       ${subs.map((s) => html`<tr><td class="text"><a href="${env.base}/record/${encodeURIComponent(s.id)}?snapshot=${n}">${clip(s.name, 100)}</a></td>${cellTd(subColumns, subCells.get(s.id), people)}</tr>`)}</table></div></div>`
     : ''}
-  <div class="card"><h2>Amendments (${notes.length})</h2>${notes.length ? thread(notes, author) : html`<p class="muted">No amendment on this record.</p>`}</div>`;
+  <div class="card"><h2>Amendments (${amendments.length})</h2>${amendments.length ? thread(amendments, author) : html`<p class="muted">No amendment on this record.</p>`}</div>`;
   return { status: 200, body: page({ base: env.base, title: rec.name.slice(0, 80), section: 'browse', body, snapshot: n }) };
 }

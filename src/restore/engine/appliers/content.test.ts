@@ -12,7 +12,7 @@ describe('content appliers', () => {
     expect(calls).toEqual([['createValue', { record: 'R', column: 'K', collectionName: 'C', module: 'M', workspace: 'ws', value: '["R2"]' }]]);
   });
 
-  it('an edited note is posted, then edited to its text (the service flags it edited)', async () => {
+  it('an edited amendment is posted, then edited to its text (the service flags it edited)', async () => {
     const { calls, ctx } = fakeContext({ createAmendment: () => ({ id: 'A', message: 'hi (restoring)' }) }, { r: 'R', a: 'A', p: 'P' });
     const step = { op: 'createAmendment', kind: 'amendment', key: 'amendment:a', oldId: 'a', record: 'r', parent: 'p', message: 'hi (restoring)', editTo: 'hi' } as const;
     const made = await A.createAmendment.create!(step, ctx);

@@ -1,5 +1,5 @@
-// Appliers for what people wrote: cells, amendment notes (edited ones flagged by a PUT) and the
-// tombstones of deleted notes that kept live replies.
+// Appliers for what people wrote: cells, amendments (edited ones flagged by a PUT) and the
+// tombstones of deleted amendments that kept live replies.
 
 import { resolveCell } from '../remap.js';
 import { asCreated, deleteOnce, firstUnclaimed, type Appliers } from './types.js';

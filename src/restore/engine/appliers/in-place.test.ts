@@ -34,7 +34,7 @@ describe('in-place appliers', () => {
     await expect(A.updateColumn.finish!({ op: 'updateColumn', key: '1', target: 'k', body: { settings: { targetModule: 'mine' } }, label: 'x' }, null, taken.ctx)).resolves.toBeUndefined();
   });
 
-  it('column, collection and note fields go back by PUT', async () => {
+  it('column, collection and amendment fields go back by PUT', async () => {
     const { calls, ctx } = fakeContext({}, { k: 'k', c: 'c', a: 'a' });
     await A.updateColumn.finish!({ op: 'updateColumn', key: '1', target: 'k', body: { name: 'Status', statusOptions: [{ label: 'Done', color: '#000000' }] }, label: 'x' }, null, ctx);
     await A.updateCollection.finish!({ op: 'updateCollection', key: '2', target: 'c', body: { name: 'Todo', isCollapsed: false }, label: 'x' }, null, ctx);

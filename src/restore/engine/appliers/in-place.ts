@@ -1,5 +1,5 @@
 // Appliers for writes into live objects (rollback): a cell's value put back or cleared, record,
-// column and collection fields put back, an edited note's text put back. Targets that the run
+// column and collection fields put back, an edited amendment's text put back. Targets that the run
 // recreated resolve through the journal like any old id; live ones map onto themselves.
 
 import { canonicalJson } from '../../../domain/canonical-json.js';

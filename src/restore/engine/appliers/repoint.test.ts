@@ -53,7 +53,7 @@ describe('re-point appliers', () => {
     expect(await A.repointColumn.lookUp!(step, none.ctx)).toBeNull();
   });
 
-  it('a recipe is read, its old ids swapped, and written whole with its on/off state as it is now (paused stays paused)', async () => {
+  it('an automation is read, its old ids swapped, and written whole with its on/off state as it is now (paused stays paused)', async () => {
     const now = { id: 'au', name: 'Mover', trigger: { type: 'column_changed', column: 'k' }, conditions: [{ source: 'record', field: 'collection', op: 'is', value: 'c' }], match: 'all', actions: [{ type: 'move_to_collection', collectionName: 'c' }], isActive: false };
     const { calls, ctx } = fakeContext({ listWorkspaceAutomations: () => [now] }, { k: 'K', c: 'C' });
     await A.repointAutomation.finish!({ op: 'repointAutomation', key: 'x', target: 'au', scope: 'workspace', owner: 'ws', refs: ['k', 'c'], label: 'Mover' }, null, ctx);
@@ -64,7 +64,7 @@ describe('re-point appliers', () => {
     ]);
   });
 
-  it('a recipe deleted meanwhile is a refusal (404), not a crash', async () => {
+  it('an automation deleted meanwhile is a refusal (404), not a crash', async () => {
     const { ctx } = fakeContext({ listModuleAutomations: () => [] }, {});
     await expect(A.repointAutomation.finish!({ op: 'repointAutomation', key: 'x', target: 'au', scope: 'module', owner: 'm', refs: [], label: 'Gone' }, null, ctx)).rejects.toMatchObject({ status: 404 });
   });

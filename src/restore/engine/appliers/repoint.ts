@@ -1,8 +1,8 @@
 // Appliers that re-point live objects at what a rollback recreated. A column's settings go by PUT;
 // a service that answers but keeps its own (settings are create-only in the published interface)
 // gets the column made anew with them and the old one deleted, the journal mapping the old id onto
-// the new column. A recipe is read, its old ids swapped for the new ones, and written whole with
-// its on/off state as it is at that moment (the deployed service re-activates a recipe given a
+// the new column. An automation is read, its old ids swapped for the new ones, and written whole with
+// its on/off state as it is at that moment (the deployed service re-activates an automation given a
 // complete body unless told otherwise; a paused one stays paused until the run switches it on).
 
 import { canonicalJson } from '../../../domain/canonical-json.js';
@@ -44,7 +44,7 @@ export const repointAppliers: Pick<Appliers, 'repointColumn' | 'repointAutomatio
     finish: async (s, _, ctx) => {
       const list = s.scope === 'module' ? await ctx.client.listModuleAutomations(s.owner, ctx.call) : await ctx.client.listWorkspaceAutomations(s.owner, ctx.call);
       const now = list.find((a) => a.id === s.target);
-      if (!now) throw new WbsyncError('not_found', `recipe ${s.target} (${s.label}) is gone`, { status: 404 });
+      if (!now) throw new WbsyncError('not_found', `automation ${s.target} (${s.label}) is gone`, { status: 404 });
       const body = resolveRefs({ value: { name: now.name, trigger: now.trigger, conditions: now.conditions, match: now.match, actions: now.actions }, refs: s.refs }, ctx.resolve);
       await ctx.client.updateAutomation(s.target, { ...body, isActive: now.isActive }, ctx.call);
     },

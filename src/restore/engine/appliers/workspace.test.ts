@@ -27,7 +27,7 @@ describe('workspace appliers', () => {
     expect(there.calls).toEqual([['listMembers', 'w']]);
   });
 
-  it('a workspace recipe is created in the (new) workspace, module ids in it remapped', async () => {
+  it('a workspace automation is created in the (new) workspace, module ids in it remapped', async () => {
     const { calls, ctx } = fakeContext({}, { w: 'W', m: 'M' });
     const body = { name: 'Done', trigger: { type: 'column_changed_to', columnName: 'Status', value: 'Done' }, conditions: [], match: 'all', actions: [{ type: 'create_record', targetModule: 'm' }], isActive: true };
     await W.createWorkspaceAutomation.create!({ op: 'createWorkspaceAutomation', kind: 'automation', key: 'k', oldId: 'a', workspaceId: 'w', body: remappable(body, new Set(['m'])) }, ctx);

@@ -1,5 +1,5 @@
 // Appliers for a whole workspace (restore workspace): the workspace itself, its members with their
-// roles, and the recipes that watch every module (columns named, not ids).
+// roles, and the automations that watch every module (columns named, not ids).
 
 import { resolveRefs } from '../remap.js';
 import { asCreated, differing, firstUnclaimed, type Appliers } from './types.js';

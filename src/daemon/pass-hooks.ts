@@ -26,7 +26,7 @@ export interface PassHooks {
   idle(): Promise<void>;
 }
 
-export interface OperationsDeps {
+export interface PassHooksDeps {
   store: Store;
   config: Pick<Config, 'retention' | 'tripwire' | 'alerts' | 'offsite'>;
   logger: Logger;
@@ -38,7 +38,7 @@ export interface OperationsDeps {
   onTripwire?: (kind: string, moduleId: string) => void;
 }
 
-export function createOperations(deps: OperationsDeps): PassHooks {
+export function createPassHooks(deps: PassHooksDeps): PassHooks {
   const { store, config, logger, notifier } = deps;
   const at = (): string => deps.now().toISOString();
   const episodes = new AlertEpisodes(sqliteEpisodes(store.db, at), config.alerts.afterFailures);

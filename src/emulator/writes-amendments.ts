@@ -4,7 +4,8 @@
 import type { AmendmentDoc, ModuleDoc, RecordDoc } from './docs.js';
 import { notify } from './notify.js';
 import { displayName, touchModule, touchWorkspace } from './touch.js';
-import { emit, type Actor, type World } from './world.js';
+import { emit, type World } from './world.js';
+import type { Actor } from './actor.js';
 
 export function hasLiveReply(w: World, a: AmendmentDoc): boolean {
   for (const id of w.state.amendmentsByRecord.get(a.record)) {
@@ -83,7 +84,7 @@ export function postAmendment(
       user: parent.user,
       type: 'comment',
       title: 'New reply',
-      message: `${actor.user.firstName} replied to your note on "${displayName(rec.name)}"`,
+      message: `${actor.user.firstName} replied to your amendment on "${displayName(rec.name)}"`,
       workspace: mod.workspace,
       module: mod._id,
       record: rec._id,
@@ -105,7 +106,7 @@ export function editAmendment(w: World, actor: Actor, mod: ModuleDoc, a: Amendme
   const rec = w.state.records.get(a.record);
   w.activity.log(mod.workspace, actor, at, {
     action: 'comment_edited',
-    message: `edited a note on "${displayName(rec?.name)}"`,
+    message: `edited an amendment on "${displayName(rec?.name)}"`,
     targetName: displayName(rec?.name),
     before,
     after: message,
@@ -123,7 +124,7 @@ export function deleteAmendment(w: World, actor: Actor, mod: ModuleDoc, a: Amend
   const rec = w.state.records.get(a.record);
   w.activity.log(mod.workspace, actor, at, {
     action: 'comment_deleted',
-    message: `deleted a note on "${displayName(rec?.name)}"`,
+    message: `deleted an amendment on "${displayName(rec?.name)}"`,
     targetName: displayName(rec?.name),
     before: a.message,
     module: mod,

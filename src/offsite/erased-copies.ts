@@ -3,8 +3,8 @@
 // only once it is safely stored (its manifest written) are the older ones deleted — manifest first,
 // as remote retention does, so a half-done delete never hides a copy that is kept, and there is
 // never a moment with no copy at all.
-import { listCopies, pushCopy, type Manifest } from '../offsite/offsite.js';
-import type { ObjectStore } from '../offsite/object-store.js';
+import { listCopies, pushCopy, type Manifest } from './offsite.js';
+import type { ObjectStore } from './object-store.js';
 import type { Store } from '../store/port.js';
 
 export interface CopyRef {

@@ -1,0 +1,37 @@
+import { describe, expect, it } from 'vitest';
+import { fleetPage } from './fleet-console.js';
+import type { FleetStatus } from './status.js';
+
+const status = (error: string): FleetStatus => ({
+  at: '2026-11-26T19:00:00.000Z',
+  tenants: [
+    {
+      name: 'acme',
+      baseUrl: 'http://127.0.0.1:1',
+      paused: false,
+      home: { worker: 'w1', epoch: 1, since: '2026-11-26T18:00:00.000Z', workerLive: true },
+      running: null,
+      lastPass: { kind: 'incremental', startedAt: '2026-11-26T18:59:00.000Z', finishedAt: '2026-11-26T18:59:30.000Z', ok: false, error, snapshot: null },
+      lastSuccess: '2026-11-26T18:58:00.000Z',
+      freshnessSeconds: 120,
+      failuresSinceSuccess: 1,
+      passes: 3,
+    },
+    { name: 'globex', baseUrl: 'http://127.0.0.1:2', paused: true, home: { worker: 'w2', epoch: 4, since: '2026-11-26T18:00:00.000Z', workerLive: false }, running: null, lastPass: null, lastSuccess: null, freshnessSeconds: null, failuresSinceSuccess: 0, passes: 0 },
+  ],
+  workers: [{ id: 'w1', capacity: 2, tenants: 1, heartbeatAt: '2026-11-26T19:00:00.000Z', heartbeatAgeSeconds: 1, live: true, draining: false, healthUrl: 'http://127.0.0.1:9465' }],
+  services: [],
+});
+
+describe('the Fleet page', () => {
+  it('links the tenants homed here, lists the others, and escapes what the service said in a failure', () => {
+    const text = fleetPage('w1', status(`HTTP 500: <script>alert(1)</script> "><img src=x onerror=alert(2)>`), new Set(['acme']), '').text;
+    expect(text).toContain('<a href="/ui/t/acme/">acme</a>');
+    expect(text).toContain('<td>w1 (this worker)</td><td>idle</td><td>incremental 2026-11-26T18:59:30Z</td>');
+    expect(text).toContain('FAILED: HTTP 500: &lt;script&gt;alert(1)&lt;/script&gt; &quot;&gt;&lt;img src=x onerror=alert(2)&gt;');
+    expect(text).not.toMatch(/<script|<img/i);
+    expect(text).toContain('<td>globex</td><td>w2 (gone)</td><td>paused</td><td>-</td><td>-</td><td>never</td>');
+    expect(text).not.toContain('/ui/t/globex/');
+    expect(text).toContain('<td>2m ago</td>');
+  });
+});
