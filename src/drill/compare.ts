@@ -36,6 +36,8 @@ export interface CompareInput {
   attribution: string;
   /** The restored workspace was created under another name (a staging service): names not compared. */
   renamed?: boolean;
+  /** Modules compared as they were read back (by the snapshot's module id): not read again. */
+  read?: ReadonlyMap<string, ModuleOutcome>;
 }
 
 /** The restore journal's id map, asked for the ids one part of the workspace names. */
@@ -310,6 +312,11 @@ export function compareWorkspace(input: CompareInput): WorkspaceComparison {
 
   const restoredModules = new Map(restored.modules.map((m) => [m.id, m]));
   for (const m of source.modules) {
+    const read = input.read?.get(m.id);
+    if (read && restoredModules.delete(read.restoredModuleId)) {
+      addModule(v, read);
+      continue;
+    }
     const tree = sourceTreeOf(input, source, m.id);
     if (!tree) continue;
     const match = restoredModules.get(idMap.get(m.id) ?? '') ?? [...restoredModules.values()].find((x) => x.name === m.name);

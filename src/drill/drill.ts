@@ -129,11 +129,11 @@ export async function runDrill(opts: DrillOptions): Promise<DrillReport> {
     const sources = ids.map((id) => sideOf(state, id, copy)!);
     service = opts.target ? stagingService(opts.target, opts.http, opts.logger) : await startScratchEmulator(sources.flatMap((s) => s.members), opts.dialect, opts.http, opts.logger);
     opts.onScratch?.(service);
-    // the bundled emulator is read back a batch of modules at a time and forgets what was read,
-    // so neither it nor this process holds a workspace whole; a staging service keeps its data
+    // the bundled emulator is read back a batch of modules at a time, each compared as it is read
+    // and then forgotten, so neither it nor this process holds a workspace whole; a staging
+    // service keeps its data and is read back by one pass at the end
     const emulator = service.emulator;
-    if (emulator) scratch = openStore(path.join(dir, 'read-back.db'));
-    const batched = emulator && scratch ? new BatchedReadBack({ client: service.client, store: scratch, logger: opts.logger, ...(opts.signal ? { signal: opts.signal } : {}) }, emulator) : null;
+    const batched = emulator ? new BatchedReadBack({ client: service.client, logger: opts.logger, userMap: service.userMap, attribution: opts.attribution, ...(opts.signal ? { signal: opts.signal } : {}) }, emulator) : null;
     const stamp = new Date(started).toISOString().slice(0, 19).replace(/[-:T]/g, '');
 
     const restores = new Map<string, { result?: RestoreWorkspaceResult; error?: string; requests: number }>();
@@ -151,7 +151,7 @@ export async function runDrill(opts: DrillOptions): Promise<DrillReport> {
             ...(opts.target ? { newName: `${side.workspace.name} (wbsync drill ${stamp})` } : {}),
             settleMs: opts.target ? 250 : 5,
             ...(opts.signal ? { signal: opts.signal } : {}),
-            ...(batched ? { afterBatch: (b) => batched.afterBatch(b) } : {}),
+            ...(batched ? { afterBatch: (b) => batched.afterBatch(b, side, journalIds(copy!.db, b.runId)) } : {}),
             ...(opts.batchRecords ? { batchRecords: opts.batchRecords } : {}),
           },
         );
@@ -167,8 +167,13 @@ export async function runDrill(opts: DrillOptions): Promise<DrillReport> {
     const restoredIds = [...restores.values()].map((r) => r.result?.workspaceId).filter((id): id is string => !!id);
     let readBack: StateReader | null = null;
     let readError: string | undefined;
-    if (restoredIds.length && batched) {
-      readBack = await batched.final(restoredIds);
+    // the batched read-back's restored sides: the workspace's own parts, read live before the stop
+    const liveSides = new Map<string, DrillSide | null>();
+    if (batched) {
+      for (const source of sources) {
+        const r = restores.get(source.workspace.id)!;
+        if (r.result?.workspaceId && r.result.runId) liveSides.set(r.result.workspaceId, await batched.side(r.result.workspaceId, source, journalIds(copy.db, r.result.runId)));
+      }
       readError = batched.error();
     } else if (restoredIds.length) {
       scratch = openStore(path.join(dir, 'read-back.db'));
@@ -190,7 +195,7 @@ export async function runDrill(opts: DrillOptions): Promise<DrillReport> {
     const workspaces: WorkspaceDrill[] = sources.map((source) => {
       const r = restores.get(source.workspace.id)!;
       const restoredId = r.result?.workspaceId ?? null;
-      const restored = restoredId && readBack ? (batched ? batched.side(readBack, restoredId) : sideOf(readBack, restoredId)) : null;
+      const restored = !restoredId ? null : batched ? (liveSides.get(restoredId) ?? null) : readBack ? sideOf(readBack, restoredId) : null;
       const comparison = compareWorkspace({
         source,
         restored,
@@ -201,6 +206,7 @@ export async function runDrill(opts: DrillOptions): Promise<DrillReport> {
         refused: r.result ? r.result.notRestored.slice(r.result.notRestored.length - r.result.refused) : [],
         attribution: opts.attribution,
         renamed: opts.target !== undefined,
+        ...(batched && restoredId ? { read: batched.compared(restoredId) } : {}),
       });
       const error = r.error ?? (restoredId ? readError : undefined);
       return { ...comparison, ok: comparison.ok && !error, restoredId, requests: r.requests, ...(error ? { error } : {}) };
@@ -212,7 +218,8 @@ export async function runDrill(opts: DrillOptions): Promise<DrillReport> {
       startedAt: new Date(started).toISOString(),
       durationMs: Date.now() - started,
       workspaces,
-      // the batches' read-backs ran between the restore's batches: counted as reading back
+      // the batches' read-backs (and their modules' compares) ran between the restore's batches:
+      // counted as reading back
       phases: { copyMs: copied - started, restoreMs: restored - copied - (batched?.ms ?? 0), readBackMs: readBackDone - restored + (batched?.ms ?? 0), compareMs: Date.now() - readBackDone },
       notRestorableFields: NOT_RESTORABLE_FIELDS,
     };

@@ -8,7 +8,7 @@ export { summarisePlan } from './engine/plan-steps.js';
 export { idMapOf, moduleRestorePairs, restoredIdMap, type ModuleRestorePair } from '../store/ledgers/index.js';
 export { refuse, type RestoreDeps } from './engine/preconditions.js';
 export { collectRefs, translateIds } from './engine/remap.js';
-export { readGrantsLive, treeFromLive, treeFromState, type LiveModuleReader, type ModuleTree } from './engine/tree.js';
+export { grantsOf, readGrantsLive, treeFromLive, treeFromState, type LiveModuleReader, type ModuleTree } from './engine/tree.js';
 
 // diff
 export { canon, diffModuleTrees, type DiffOptions, type EntityDiff, type FieldChange as DiffFieldChange, type ModuleDiff } from './diff/trees.js';

@@ -8,13 +8,15 @@ import type { BatchedWorkspacePlan } from './plan-workspace-batches.js';
 import type { Phase } from '../engine/plan-steps.js';
 
 export interface BatchDone {
+  /** The restore run (its journal's id map holds the batch's new ids). */
+  runId: number;
   /** The workspace restored into, on the target. */
   workspaceId: string;
   /** The snapshot's ids of the batch's modules. */
   sourceModuleIds: string[];
   /** Their ids on the target (those the run created). */
   moduleIds: string[];
-  /** Batches still to come (0: this was the last; only the workspace's own recipes follow). */
+  /** Batches still to come (0: this was the last; only the workspace's own automations follow). */
   remaining: number;
 }
 
@@ -36,7 +38,7 @@ export async function applyInBatches(plan: BatchedWorkspacePlan, env: ApplyEnv, 
     if (afterBatch) {
       const moduleIds = batch.moduleIds.map((id) => env.journal.newId(id)).filter((id): id is string => id !== undefined);
       const target = plan.head.targetWorkspaceId;
-      await afterBatch({ workspaceId: env.journal.newId(target) ?? target, sourceModuleIds: batch.moduleIds, moduleIds, remaining: plan.batches.length - 1 - i });
+      await afterBatch({ runId: env.journal.run.id, workspaceId: env.journal.newId(target) ?? target, sourceModuleIds: batch.moduleIds, moduleIds, remaining: plan.batches.length - 1 - i });
     }
   }
   if (plan.tail.length) res = await run(plan.tail);
