@@ -37,7 +37,7 @@ function exportMs(db: string, dir: string): number {
   return Math.round(performance.now() - t0);
 }
 
-async function drillOnce(db: string, dir: string): Promise<Figures> {
+export async function drillOnce(db: string, dir: string): Promise<Figures> {
   const exportWallMs = exportMs(db, dir);
   const out = await runDrillInChild({ db, dialect: 'observed', attribution: ATTRIBUTION, http: { concurrency: 8, timeoutMs: 30_000, retries: 5 }, tmpRoot: dir });
   if (!out.ok) throw new Error(`bench: the drill could not run: ${out.message}`);
