@@ -68,52 +68,51 @@ function refsOf(step: Step): string[] {
   return out;
 }
 
-export function planWorkspaceInBatches(input: BatchedPlanInput): BatchedWorkspacePlan {
-  const mapped = (id: string): string => input.userMap.get(id) ?? id;
-  const members = input.members.filter((m) => m.status !== 'removed');
-  const memberIds = new Set(members.map((m) => mapped(m.userId)));
-  const userNames = new Map(members.map((m) => [m.userId, displayName(m)]));
+/** Every restored id of the workspace and the module holding it, read one tree at a time. */
+interface ModuleIndex {
+  owner: Map<string, string>;
+  moduleNames: Map<string, string>;
+  records: Map<string, number>;
+  /** The snapshot's modules present, in the workspace's order. */
+  present: string[];
+  columnsOf: Pick<ModuleTree, 'module' | 'columns'>[];
+}
 
-  // 1. every restored id, and the module holding it
-  const owner = new Map<string, string>();
-  const moduleNames = new Map<string, string>();
-  const records = new Map<string, number>();
-  const present: string[] = [];
-  const columnsOf: Pick<ModuleTree, 'module' | 'columns'>[] = [];
+function indexModules(input: BatchedPlanInput): ModuleIndex {
+  const index: ModuleIndex = { owner: new Map(), moduleNames: new Map(), records: new Map(), present: [], columnsOf: [] };
   for (const id of input.moduleIds) {
     const t = input.loadTree(id);
     if (!t) continue;
-    present.push(t.module.id);
-    moduleNames.set(t.module.id, t.module.name);
-    records.set(t.module.id, t.records.length);
-    columnsOf.push({ module: t.module, columns: t.columns });
-    for (const x of [t.module, ...t.collections, ...t.columns, ...t.records]) owner.set(x.id, t.module.id);
+    index.present.push(t.module.id);
+    index.moduleNames.set(t.module.id, t.module.name);
+    index.records.set(t.module.id, t.records.length);
+    index.columnsOf.push({ module: t.module, columns: t.columns });
+    for (const x of [t.module, ...t.collections, ...t.columns, ...t.records]) index.owner.set(x.id, t.module.id);
   }
-  const allIds: ReadonlySet<string> = new Set(owner.keys());
-  const wsId = 'create' in input.target ? input.workspace.id : input.target.into;
-  const planOf = (id: string): RestorePlan | null => {
-    const original = input.loadTree(id);
-    if (!original) return null;
-    const tree = mapUsers({ ...original, grants: original.grants?.map(mapped) ?? null }, input.userMap);
-    return planRestore({ tree, targetWorkspaceId: wsId, liveModuleIds: input.liveModuleIds, moduleNames, memberIds, userNames, attribution: input.attribution, alsoInternal: allIds });
-  };
+  return index;
+}
 
-  // 2. every module planned once: the head (workspace, members, structure), the whole plan's
-  // figures, and which modules name each other (they go in one batch)
-  const shell = planWorkspace({ ...input, modules: [] });
-  const byName = new Map<string, Step[]>(shell.phases.map((p) => [p.name, [...p.steps]]));
-  const sequences: string[][] = [];
-  const head: WorkspacePlan = { ...shell, counts: { ...shell.counts }, notRestored: [], modules: [] };
-  const parent = new Map(present.map((id) => [id, id]));
+/** Union-find over module ids: modules whose values name each other end up with one root. */
+function moduleGroups(ids: string[]): { join(a: string, b: string): void; root(id: string): string } {
+  const parent = new Map(ids.map((id) => [id, id]));
   const root = (id: string): string => {
     let r = id;
     while (parent.get(r) !== r) r = parent.get(r)!;
     parent.set(id, r);
     return r;
   };
+  return { root, join: (a, b) => void parent.set(root(a), root(b)) };
+}
+
+/** Every module planned once: the head (workspace, members, every module's structure) with the
+ * whole plan's figures, which modules name each other, and the content steps counted. */
+function planHead(input: BatchedPlanInput, index: ModuleIndex, planOf: (id: string) => RestorePlan | null, shell: WorkspacePlan, groups: ReturnType<typeof moduleGroups>): { head: WorkspacePlan; steps: number } {
+  const byName = new Map<string, Step[]>(shell.phases.map((p) => [p.name, [...p.steps]]));
+  const sequences: string[][] = [];
+  const head: WorkspacePlan = { ...shell, counts: { ...shell.counts }, notRestored: [], modules: [] };
   let steps = 0;
   let moduleAutomations = 0;
-  for (const id of present) {
+  for (const id of index.present) {
     const plan = planOf(id);
     if (!plan) continue;
     head.modules.push({ sourceModuleId: plan.moduleId, name: plan.moduleName, counts: plan.counts });
@@ -130,44 +129,49 @@ export function planWorkspaceInBatches(input: BatchedPlanInput): BatchedWorkspac
       }
       for (const s of p.steps) {
         for (const ref of refsOf(s)) {
-          const other = owner.get(ref);
-          if (other !== undefined && other !== id) parent.set(root(other), root(id));
+          const other = index.owner.get(ref);
+          if (other !== undefined && other !== id) groups.join(other, id);
         }
       }
     }
     sequences.push(structure);
   }
   const order = [...shell.phases.map((p) => p.name).filter((n) => n !== 'workspace automations'), ...mergeOrders(sequences)].filter((n) => byName.has(n));
-  splitCrossModuleColumns(byName, order, columnsOf);
+  splitCrossModuleColumns(byName, order, index.columnsOf);
   head.phases = order.map((name) => ({ name, steps: byName.get(name)! }));
   steps += head.phases.reduce((n, p) => n + p.steps.length, 0);
   head.automations = { workspace: shell.automations.workspace, module: moduleAutomations };
-  // the same key order as planWorkspace's counts: the workspace's recipes last
-  const wsRecipes = head.counts['workspaceAutomations'];
+  // the same key order as planWorkspace's counts: the workspace's automations last
+  const wsAutomations = head.counts['workspaceAutomations'];
   delete head.counts['workspaceAutomations'];
-  if (wsRecipes !== undefined) head.counts['workspaceAutomations'] = wsRecipes;
+  if (wsAutomations !== undefined) head.counts['workspaceAutomations'] = wsAutomations;
+  return { head, steps };
+}
+
+/** The workspace's own automations, which may name any restored id: remapped like planWorkspace does. */
+function planTail(input: BatchedPlanInput, shell: WorkspacePlan, wsId: string, allIds: ReadonlySet<string>): Phase[] {
   const tail = shell.phases.filter((p) => p.name === 'workspace automations');
-  steps += tail.reduce((n, p) => n + p.steps.length, 0);
-  // the workspace recipes may name any restored id: remapped like planWorkspace does
   for (const p of tail) {
     p.steps = creationOrder(input.workspaceAutomations).map((a) => {
       const body = mapUsers({ name: a.name, trigger: a.trigger, conditions: a.conditions, match: a.match, actions: a.actions, isActive: a.isActive }, input.userMap);
       return { op: 'createWorkspaceAutomation', kind: 'automation', key: `ws-automation:${a.id}`, oldId: a.id, chain: `ws-automations:${input.workspace.id}`, workspaceId: wsId, body: remappable(body, allIds) } satisfies Step;
     });
   }
+  return tail;
+}
 
-  // 3. batches: whole groups of modules naming each other, in the workspace's order
-  const groups = new Map<string, string[]>();
-  for (const id of present) {
-    const r = root(id);
-    if (!groups.has(r)) groups.set(r, []);
-    groups.get(r)!.push(id);
+/** Whole groups of modules naming each other, about `limit` records a batch, in the workspace's order. */
+function makeBatches(index: ModuleIndex, groups: ReturnType<typeof moduleGroups>, limit: number): WorkspaceBatch[] {
+  const byRoot = new Map<string, string[]>();
+  for (const id of index.present) {
+    const r = groups.root(id);
+    if (!byRoot.has(r)) byRoot.set(r, []);
+    byRoot.get(r)!.push(id);
   }
-  const limit = input.batchRecords ?? BATCH_RECORDS;
   const batches: WorkspaceBatch[] = [];
   let open: WorkspaceBatch | null = null;
-  for (const group of groups.values()) {
-    const n = group.reduce((k, id) => k + (records.get(id) ?? 0), 0);
+  for (const group of byRoot.values()) {
+    const n = group.reduce((k, id) => k + (index.records.get(id) ?? 0), 0);
     if (!open || open.records >= limit || open.records + n > limit) {
       open = { moduleIds: [], records: 0 };
       batches.push(open);
@@ -176,31 +180,60 @@ export function planWorkspaceInBatches(input: BatchedPlanInput): BatchedWorkspac
     open.records += n;
   }
   // keep the workspace's module order inside a batch
-  const rank = new Map(present.map((id, i) => [id, i]));
+  const rank = new Map(index.present.map((id, i) => [id, i]));
   for (const b of batches) b.moduleIds.sort((x, y) => rank.get(x)! - rank.get(y)!);
-
-  const phasesOf = (batch: WorkspaceBatch): Phase[] => {
-    const content = new Map<string, Step[]>();
-    const seqs: string[][] = [];
-    for (const id of batch.moduleIds) {
-      const plan = planOf(id);
-      if (!plan) continue;
-      const seq: string[] = [];
-      for (const p of plan.phases) {
-        if (STRUCTURE_PHASES.has(p.name)) continue;
-        seq.push(p.name);
-        const list = content.get(p.name) ?? [];
-        for (const s of p.steps) list.push(s.op === 'grantAccess' ? { ...s, chain: `grants:${s.userId}` } : s);
-        content.set(p.name, list);
-      }
-      seqs.push(seq);
-    }
-    return mergeOrders(seqs)
-      .filter((n) => content.get(n)?.length)
-      .map((name) => ({ name, steps: content.get(name)! }));
-  };
-
-  const whole = (): WorkspacePlan => planWorkspace({ ...input, modules: present.map((id) => input.loadTree(id)).filter((t): t is ModuleTree => t !== null) });
-  return { head, batches, phasesOf, tail, steps, whole };
+  return batches;
 }
 
+/** A batch's content phases: its modules planned again, structure left out (the head made it). */
+function batchPhases(batch: WorkspaceBatch, planOf: (id: string) => RestorePlan | null): Phase[] {
+  const content = new Map<string, Step[]>();
+  const seqs: string[][] = [];
+  for (const id of batch.moduleIds) {
+    const plan = planOf(id);
+    if (!plan) continue;
+    const seq: string[] = [];
+    for (const p of plan.phases) {
+      if (STRUCTURE_PHASES.has(p.name)) continue;
+      seq.push(p.name);
+      const list = content.get(p.name) ?? [];
+      for (const s of p.steps) list.push(s.op === 'grantAccess' ? { ...s, chain: `grants:${s.userId}` } : s);
+      content.set(p.name, list);
+    }
+    seqs.push(seq);
+  }
+  return mergeOrders(seqs)
+    .filter((n) => content.get(n)?.length)
+    .map((name) => ({ name, steps: content.get(name)! }));
+}
+
+export function planWorkspaceInBatches(input: BatchedPlanInput): BatchedWorkspacePlan {
+  const mapped = (id: string): string => input.userMap.get(id) ?? id;
+  const members = input.members.filter((m) => m.status !== 'removed');
+  const memberIds = new Set(members.map((m) => mapped(m.userId)));
+  const userNames = new Map(members.map((m) => [m.userId, displayName(m)]));
+
+  // 1. every restored id, and the module holding it
+  const index = indexModules(input);
+  const allIds: ReadonlySet<string> = new Set(index.owner.keys());
+  const wsId = 'create' in input.target ? input.workspace.id : input.target.into;
+  const planOf = (id: string): RestorePlan | null => {
+    const original = input.loadTree(id);
+    if (!original) return null;
+    const tree = mapUsers({ ...original, grants: original.grants?.map(mapped) ?? null }, input.userMap);
+    return planRestore({ tree, targetWorkspaceId: wsId, liveModuleIds: input.liveModuleIds, moduleNames: index.moduleNames, memberIds, userNames, attribution: input.attribution, alsoInternal: allIds });
+  };
+
+  // 2. every module planned once: the head (workspace, members, structure), the whole plan's
+  // figures, and which modules name each other (they go in one batch)
+  const shell = planWorkspace({ ...input, modules: [] });
+  const groups = moduleGroups(index.present);
+  const { head, steps: headAndContent } = planHead(input, index, planOf, shell, groups);
+  const tail = planTail(input, shell, wsId, allIds);
+  const steps = headAndContent + tail.reduce((n, p) => n + p.steps.length, 0);
+
+  // 3. batches: whole groups of modules naming each other, in the workspace's order
+  const batches = makeBatches(index, groups, input.batchRecords ?? BATCH_RECORDS);
+  const whole = (): WorkspacePlan => planWorkspace({ ...input, modules: index.present.map((id) => input.loadTree(id)).filter((t): t is ModuleTree => t !== null) });
+  return { head, batches, phasesOf: (batch) => batchPhases(batch, planOf), tail, steps, whole };
+}
