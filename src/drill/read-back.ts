@@ -3,7 +3,8 @@
 // live by the crawler a full pass uses (the records the feed names that no listing shows — archived
 // ones — read by id, as a full pass reads them), compared with the snapshot's module at once, and
 // then the scratch emulator forgets the batch's content. Only what was just restored is read: the
-// feed from where the last batch's read left it, the modules of this batch, the grants. The read-
+// modules of this batch, the grants, and the feed from where its last read left it when the
+// snapshot's modules hold archived records. The read-
 // back in all costs about one pass, and neither this process nor the scratch holds a workspace
 // whole. After the restore, the workspace's own parts (its fields, members, own automations and
 // module list) are read live for the final compare.
@@ -108,12 +109,17 @@ export class BatchedReadBack {
   private async readAndCompare(workspaceId: string, sourceModuleIds: string[], source: DrillSide, ids: IdSource): Promise<void> {
     const { client, logger, signal } = this.deps;
     const compareInput: ModuleCompareInput = { idMap: ids, userMap: this.deps.userMap, attribution: this.deps.attribution };
-    // the feed since the last batch's read: what it says of records no listing shows
-    const tail = await tailActivity(client, workspaceId, this.cursors.get(workspaceId) ?? null);
-    if (tail.gap) logger.warn({ workspaceId, reason: tail.gap }, 'drill read-back: the feed has a gap; archived records may go unread');
-    this.cursors.set(workspaceId, tail.head ?? this.cursors.get(workspaceId) ?? null);
-    const trace = new RecordTrace();
-    trace.add(tail.rows);
+    // the feed since the last read of it says what no listing shows (archived records): read once
+    // a module of the snapshot holds one — none may be unlisted otherwise
+    let trace: RecordTrace | null = null;
+    const feed = async (): Promise<RecordTrace> => {
+      const tail = await tailActivity(client, workspaceId, this.cursors.get(workspaceId) ?? null);
+      if (tail.gap) logger.warn({ workspaceId, reason: tail.gap }, 'drill read-back: the feed has a gap; archived records may go unread');
+      this.cursors.set(workspaceId, tail.head ?? this.cursors.get(workspaceId) ?? null);
+      const t = new RecordTrace();
+      t.add(tail.rows);
+      return t;
+    };
     const [live, members] = await Promise.all([client.listModules(workspaceId), client.listMembers(workspaceId)]);
     const grants = await readGrantsLive(client, workspaceId, members);
     const byId = new Map(live.map((m) => [m.id, m]));
@@ -127,7 +133,8 @@ export class BatchedReadBack {
       const tree = sourceTreeOf(compareInput, source, id);
       if (!tree) continue;
       try {
-        const mine = await readModule(client, module, trace, grants);
+        if (!trace && tree.records.some((r) => r.isArchived)) trace = await feed();
+        const mine = await readModule(client, module, trace ?? new RecordTrace(), grants);
         this.modulesRead++;
         done.set(id, compareModule(compareInput, tree, mine));
       } catch (e) {
