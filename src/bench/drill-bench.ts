@@ -1,11 +1,14 @@
 // `BENCH_ONLY=drill`: a restore drill of the large seed in its own process — wall time and peak
-// RSS — against a full export of the same database plus the restore's own work (target: the drill
-// no more than twice that), and at twice the size, to show whether its memory stays flat. The
-// scratch emulator runs inside the drill's process, so its peak RSS is both together.
+// RSS — against a full export of the same database plus the restore's own work (issue #37's
+// target: no more than 1.39× that, and a peak RSS ≤ 300 MB whatever the size), and at twice the
+// size, to show its memory stays flat. The scratch emulator runs inside the drill's process, so
+// that process's peak RSS is the drill and its scratch service together. BENCH_DRILL_DB and
+// BENCH_DRILL_TWICE_DB reuse databases of an earlier run (full passes of the large seed and of
+// twice it).
 
 import { execFileSync } from 'node:child_process';
 import { existsSync, mkdtempSync, rmSync } from 'node:fs';
-import { tmpdir } from 'node:os';
+import { loadavg, tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { runDrillInChild } from '../drill/run-child.js';
@@ -34,7 +37,7 @@ function exportMs(db: string, dir: string): number {
   return Math.round(performance.now() - t0);
 }
 
-async function drillOnce(db: string, dir: string): Promise<Figures> {
+export async function drillOnce(db: string, dir: string): Promise<Figures> {
   const exportWallMs = exportMs(db, dir);
   const out = await runDrillInChild({ db, dialect: 'observed', attribution: ATTRIBUTION, http: { concurrency: 8, timeoutMs: 30_000, retries: 5 }, tmpRoot: dir });
   if (!out.ok) throw new Error(`bench: the drill could not run: ${out.message}`);
@@ -51,6 +54,7 @@ async function drillOnce(db: string, dir: string): Promise<Figures> {
     exportWallMs,
     baselineMs,
     overBaseline: Number((out.wallMs / baselineMs).toFixed(2)),
+    loadAverageAfter: Number(loadavg()[0].toFixed(1)),
   };
 }
 
@@ -67,17 +71,20 @@ export async function drillFigures(): Promise<Figures> {
     const full = await drillOnce(large, dir);
     const twice = modules * 2;
     process.stderr.write(`bench: drill: the same at twice the size (${twice} modules)...\n`);
-    const twiceDb = join(dir, 'twice.db');
-    await seededDb(twiceDb, twice);
+    const twiceDb = process.env.BENCH_DRILL_TWICE_DB ?? join(dir, 'twice.db');
+    if (!existsSync(twiceDb)) await seededDb(twiceDb, twice);
     const doubled = await drillOnce(twiceDb, dir);
     return {
       modules,
       large: full,
       twice: { modules: twice, ...doubled },
       rssGrowthTwiceOverLarge: Number(((doubled.peakRssMb as number) / (full.peakRssMb as number)).toFixed(2)),
-      targetOverBaseline: 2,
+      // the drill's process hosts its scratch service: one peak for both
+      peakRssCovers: 'the drill process and its scratch service (the bundled emulator runs inside it)',
+      targetOverBaseline: 1.39,
       targetPeakRssMb: 300,
-      meetsTarget: (full.overBaseline as number) <= 2 && (full.peakRssMb as number) <= 300 && (doubled.peakRssMb as number) <= 300,
+      loadAverage: loadavg().map((x) => Number(x.toFixed(1))),
+      meetsTarget: (full.overBaseline as number) <= 1.39 && (full.peakRssMb as number) <= 300 && (doubled.peakRssMb as number) <= 300,
     };
   } finally {
     rmSync(dir, { recursive: true, force: true });

@@ -56,7 +56,11 @@ export function createDrillSchedule(deps: DrillScheduleDeps): DrillSchedule {
   let controller: AbortController | null = null;
 
   const run = (afterFull: number): void => {
-    if (running) return;
+    // a drill is running: this one is due once it ends (dropped, a daily schedule would skip a day)
+    if (running) {
+      due = true;
+      return;
+    }
     due = false;
     drilledAfter = afterFull;
     controller = new AbortController();
@@ -94,8 +98,14 @@ export function createDrillSchedule(deps: DrillScheduleDeps): DrillSchedule {
         logger.warn({ err: message }, 'drill could not run');
         announce(`restore drill could not run: ${message}`, { what: [message] });
       } finally {
+        const stopped = controller?.signal.aborted === true;
         running = null;
         controller = null;
+        // due meanwhile: at once if a full pass completed since the drill's, else after the next
+        if (due && !stopped) {
+          const full = latestFull();
+          if (full !== null && full !== drilledAfter) run(full);
+        }
       }
     })();
   };

@@ -6,7 +6,7 @@ import { describe, expect, it } from 'vitest';
 import type { Member, Workspace } from '../domain/entities.js';
 import { automation, sampleTree } from '../restore/fixtures.test-helpers.js';
 import { mapUsers, type ModuleTree } from '../restore/index.js';
-import { compareWorkspace, type CompareInput, type DrillSide } from './compare.js';
+import { compareWorkspace, stringsOf, type CompareInput, type DrillSide, type IdSource } from './compare.js';
 
 const ATTRIBUTION = 'Restored by wbsync — originally by {author} at {createdAt}.';
 const ws: Workspace = { id: 'ws', name: 'Ops', slug: null, description: 'the team', icon: '🚀', banner: null, createdAt: null, updatedAt: null, raw: {} };
@@ -81,6 +81,23 @@ describe('compareWorkspace', () => {
     expect(r.entities.grant).toMatchObject({ compared: 1, equal: 1 });
     // the archived record could not be read back: excused, with why
     expect(r.notRestorable).toEqual([expect.objectContaining({ entity: 'record', id: 'r2', reason: expect.stringContaining('archived') })]);
+  });
+
+  it('gives the same verdict when the id map is looked up for what each part names (never held whole)', () => {
+    const { input } = setUp();
+    const whole = input.idMap as ReadonlyMap<string, string>;
+    const asked: string[][] = [];
+    const source: IdSource = {
+      lookup(ids) {
+        asked.push([...ids]);
+        return new Map([...ids].filter((id) => whole.has(id)).map((id) => [id, whole.get(id)!]));
+      },
+    };
+    expect(compareWorkspace({ ...input, idMap: source })).toEqual(compareWorkspace(input));
+    // the workspace's own part, then the one module: each asked for the ids it names, JSON text included
+    expect(asked.length).toBe(2);
+    expect(asked[1]).toEqual(expect.arrayContaining(['r1', 'r2', 'k-rel', 'c1']));
+    expect(stringsOf({ v: '["r2",{"x":"s1"}]', n: 3 })).toEqual(new Set(['["r2",{"x":"s1"}]', 'r2', 's1']));
   });
 
   it('fails on a cell restored with another value, naming record and column', () => {

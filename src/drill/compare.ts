@@ -23,8 +23,9 @@ export interface CompareInput {
   source: DrillSide;
   /** null when the restore made no workspace at all. */
   restored: DrillSide | null;
-  /** Old id → new id, from the restore journal. */
-  idMap: ReadonlyMap<string, string>;
+  /** Old id → new id, from the restore journal: whole, or looked up for the ids a module names
+   * (a large workspace's map is not held whole). */
+  idMap: ReadonlyMap<string, string> | IdSource;
   /** Old user id → user id on the scratch service. */
   userMap: ReadonlyMap<string, string>;
   /** What the restore's plan said it cannot bring back (limits of the service, with reasons). */
@@ -35,6 +36,32 @@ export interface CompareInput {
   attribution: string;
   /** The restored workspace was created under another name (a staging service): names not compared. */
   renamed?: boolean;
+  /** Modules compared as they were read back (by the snapshot's module id): not read again. */
+  read?: ReadonlyMap<string, ModuleOutcome>;
+}
+
+/** The restore journal's id map, asked for the ids one part of the workspace names. */
+export interface IdSource {
+  lookup(oldIds: ReadonlySet<string>): Map<string, string>;
+}
+
+/** Every string a value holds, JSON text inside strings included (relation cells hold id lists). */
+export function stringsOf(v: unknown, out: Set<string> = new Set()): Set<string> {
+  if (typeof v === 'string') {
+    out.add(v);
+    if (v.startsWith('[') || v.startsWith('{')) {
+      try {
+        stringsOf(JSON.parse(v) as unknown, out);
+      } catch {
+        // not JSON: the string itself is all
+      }
+    }
+  } else if (Array.isArray(v)) {
+    for (const x of v) stringsOf(x, out);
+  } else if (v && typeof v === 'object' && !(v instanceof Map)) {
+    for (const x of Object.values(v)) stringsOf(x, out);
+  }
+  return out;
 }
 
 export interface DrillItem {
@@ -92,96 +119,162 @@ function describe(e: EntityDiff): string {
 }
 
 
-/** Compares one workspace; `ok` when nothing restorable differs. */
-export function compareWorkspace(input: CompareInput): WorkspaceComparison {
-  const { source, restored } = input;
-  const tally = emptyTally();
-  const differing: DrillItem[] = [];
-  const notRestorable: DrillItem[] = [];
-  const planned = new Map(input.planned.map((n) => [n.id, n]));
+/** What comparing one module found, before it joins the workspace's verdict. */
+export interface ModuleOutcome {
+  /** The snapshot's module id and the restored one it was compared with. */
+  sourceModuleId: string;
+  restoredModuleId: string;
+  /** Objects of the snapshot's module, per kind. */
+  counts: Partial<Record<DrillEntity, number>>;
+  /** Records archived in the snapshot that the read-back cannot list (with their cells and amendments). */
+  hidden: DrillItem[];
+  hiddenCells: number;
+  hiddenAmendments: number;
+  /** Differences, each with its kind resolved (sub-records told from records). */
+  entries: Array<{ entity: DrillEntity; diff: EntityDiff }>;
+  moduleName: string;
+}
+
+/** What comparing a module needs of the input: the ids it names mapped, users mapped, the attribution. */
+export type ModuleCompareInput = Pick<CompareInput, 'idMap' | 'userMap' | 'attribution'>;
+
+/** The id map for what a part names (every string in it): users mapped too. */
+function idsFor(input: ModuleCompareInput, v: unknown): Map<string, string> {
+  const names = stringsOf(v);
+  const src = input.idMap;
+  const map = 'lookup' in src ? (src as IdSource).lookup(names) : new Map([...names].flatMap((id) => ((src as ReadonlyMap<string, string>).has(id) ? [[id, (src as ReadonlyMap<string, string>).get(id)!] as const] : [])));
+  for (const [k, n] of input.userMap) map.set(k, n);
+  return map;
+}
+
+/** The snapshot's module tree with its users mapped to the restored side's. */
+export function sourceTreeOf(input: Pick<CompareInput, 'userMap'>, source: DrillSide, moduleId: string): ModuleTree | null {
+  const t = source.tree(moduleId);
+  return t && mapUsers({ ...t, grants: t.grants?.map((id) => input.userMap.get(id) ?? id) ?? null }, input.userMap);
+}
+
+function treeCounts(t: ModuleTree): Partial<Record<DrillEntity, number>> {
+  return {
+    module: 1,
+    collection: t.collections.length,
+    column: t.columns.length,
+    record: t.records.filter((r) => r.parentRecordId === null).length,
+    subrecord: t.records.filter((r) => r.parentRecordId !== null).length,
+    cell: t.cells.length,
+    amendment: t.amendments.length,
+    automation: t.automations.length,
+    grant: t.grants?.length ?? 0,
+  };
+}
+
+/** One module: the snapshot's tree (users mapped) against the restored module read back. */
+export function compareModule(input: ModuleCompareInput, tree: ModuleTree, mine: ModuleTree): ModuleOutcome {
+  const subIds = new Set(tree.records.filter((r) => r.parentRecordId !== null).map((r) => r.id));
+  const moduleIds = idsFor(input, tree);
+  const hiddenIds = archivedUnlisted(tree, mine, moduleIds);
+  const hidden: DrillItem[] = tree.records
+    .filter((r) => hiddenIds.has(r.id))
+    .map((r) => ({ entity: r.parentRecordId ? 'subrecord' : 'record', id: r.id, label: r.name, module: tree.module.name, reason: ARCHIVED_UNLISTED }));
+  const visible: ModuleTree = { ...tree, records: tree.records.filter((r) => !hiddenIds.has(r.id)), cells: tree.cells.filter((c) => !hiddenIds.has(c.recordId)), amendments: tree.amendments.filter((x) => !hiddenIds.has(x.recordId)) };
+  const d = diffModuleTrees(visible, mine, { matchBy: 'shape', idMap: moduleIds, acrossRestore: true, attribution: input.attribution });
+  return {
+    sourceModuleId: tree.module.id,
+    restoredModuleId: mine.module.id,
+    counts: treeCounts(tree),
+    hidden,
+    // what lay under a hidden record was not read back either: counted as not restorable with it
+    hiddenCells: tree.cells.filter((c) => hiddenIds.has(c.recordId)).length,
+    hiddenAmendments: tree.amendments.filter((x) => hiddenIds.has(x.recordId)).length,
+    entries: d.entries.map((e) => ({ entity: asDrillEntity(e.entity, subIds.has(e.id)), diff: e })),
+    moduleName: tree.module.name,
+  };
+}
+
+/** The verdict of one workspace as it is built: tallies, items, and the ids already named. */
+interface Verdict {
+  input: CompareInput;
+  tally: Record<DrillEntity, EntityTally>;
+  differing: DrillItem[];
+  notRestorable: DrillItem[];
+  seen: Set<string>;
+}
+
+function fail(v: Verdict, item: DrillItem): void {
+  v.differing.push(item);
+  v.tally[item.entity].differing++;
+}
+
+function excuse(v: Verdict, item: DrillItem): void {
+  v.notRestorable.push(item);
+  v.tally[item.entity].notRestorable++;
+}
+
+function classify(v: Verdict, e: EntityDiff, entity: DrillEntity = asDrillEntity(e.entity, false), module?: string): void {
+  if (e.change !== 'added' && v.seen.has(e.id)) return;
+  v.seen.add(e.id);
+  fail(v, { entity, id: e.id, label: e.label, reason: describe(e), ...(module ? { module } : {}), ...(e.fields?.length ? { fields: e.fields } : {}) });
+}
+
+function count(v: Verdict, counts: Partial<Record<DrillEntity, number>>): void {
+  for (const [e, n] of Object.entries(counts)) v.tally[e as DrillEntity].compared += n;
+}
+
+/** A new verdict: the service's refusals during the restore fail, named, whatever the read-back
+ * says; what the plan said it cannot bring back is excused. */
+function startVerdict(input: CompareInput): Verdict {
+  const v: Verdict = { input, tally: emptyTally(), differing: [], notRestorable: [], seen: new Set() };
   // one entry per object: the service's own refusal rather than a step that could not follow it
   const refused = new Map<string, NotRestored>();
   for (const n of input.refused) if (!refused.has(n.id) || (refused.get(n.id)!.status === undefined && n.status !== undefined)) refused.set(n.id, n);
-  const mapUser = (id: string): string => input.userMap.get(id) ?? id;
-  const idMap = new Map([...input.idMap, ...input.userMap]);
-
-  const members = source.members.filter((m) => m.status !== 'removed');
-  const count = (e: DrillEntity, n: number): void => void (tally[e].compared += n);
-  count('workspace', 1);
-  count('member', members.length);
-  count('automation', source.workspaceAutomations.length);
-  // sub-record ids of the module being compared (diff entries call both kinds 'record')
-  let subIds = new Set<string>();
-  const countTree = (t: ModuleTree): void => {
-    count('module', 1);
-    count('collection', t.collections.length);
-    count('column', t.columns.length);
-    count('record', t.records.filter((r) => r.parentRecordId === null).length);
-    count('subrecord', t.records.filter((r) => r.parentRecordId !== null).length);
-    count('cell', t.cells.length);
-    count('amendment', t.amendments.length);
-    count('automation', t.automations.length);
-    count('grant', t.grants?.length ?? 0);
-  };
-  const sourceTree = (m: Module): ModuleTree | null => {
-    const t = source.tree(m.id);
-    return t && mapUsers({ ...t, grants: t.grants?.map(mapUser) ?? null }, input.userMap);
-  };
-
-  const fail = (item: DrillItem): void => {
-    differing.push(item);
-    tally[item.entity].differing++;
-  };
-  const excuse = (item: DrillItem): void => {
-    notRestorable.push(item);
-    tally[item.entity].notRestorable++;
-  };
-  const seen = new Set<string>();
-  // the service refused these writes during the restore: failures, named, whatever the read-back says
+  const planned = new Map(input.planned.map((n) => [n.id, n]));
   for (const n of refused.values()) {
-    seen.add(n.id);
-    fail({ entity: asDrillEntity(n.entity, false), id: n.id, label: n.label, reason: `${n.reason}${n.status !== undefined ? ` (HTTP ${n.status})` : ''}${n.value !== undefined ? `; value ${JSON.stringify(n.value)}` : ''}` });
+    v.seen.add(n.id);
+    fail(v, { entity: asDrillEntity(n.entity, false), id: n.id, label: n.label, reason: `${n.reason}${n.status !== undefined ? ` (HTTP ${n.status})` : ''}${n.value !== undefined ? `; value ${JSON.stringify(n.value)}` : ''}` });
   }
   for (const n of planned.values()) {
-    seen.add(n.id);
-    excuse({ entity: asDrillEntity(n.entity, false), id: n.id, label: n.label, reason: n.reason });
+    v.seen.add(n.id);
+    excuse(v, { entity: asDrillEntity(n.entity, false), id: n.id, label: n.label, reason: n.reason });
   }
-  const classify = (e: EntityDiff, module?: string): void => {
-    if (e.change !== 'added' && seen.has(e.id)) return;
-    seen.add(e.id);
-    const entity = asDrillEntity(e.entity, subIds.has(e.id));
-    fail({ entity, id: e.id, label: e.label, reason: describe(e), ...(module ? { module } : {}), ...(e.fields?.length ? { fields: e.fields } : {}) });
-  };
+  return v;
+}
 
-  if (!restored) {
-    for (const m of source.modules) {
-      const t = sourceTree(m);
-      if (t) countTree(t);
-    }
-    fail({ entity: 'workspace', id: source.workspace.id, label: source.workspace.name, reason: 'not restored' });
-    return finish(input, tally, differing, notRestorable);
+/** A compared module joins the verdict. */
+function addModule(v: Verdict, o: ModuleOutcome): void {
+  count(v, o.counts);
+  for (const item of o.hidden) {
+    if (v.seen.has(item.id)) continue;
+    v.seen.add(item.id);
+    excuse(v, item);
   }
+  for (const { entity, diff } of o.entries) classify(v, diff, entity, o.moduleName);
+  v.tally.cell.notRestorable += o.hiddenCells;
+  v.tally.amendment.notRestorable += o.hiddenAmendments;
+}
 
-  const wsKeys = ['name', 'description', 'icon', 'banner'] as const;
+/** The workspace's own fields, its members and its own automations. */
+function compareTop(v: Verdict, source: DrillSide, restored: DrillSide, idMap: ReadonlyMap<string, string>): void {
+  const { input } = v;
+  const mapUser = (id: string): string => input.userMap.get(id) ?? id;
   const wsFields: FieldChange[] = [];
-  for (const k of wsKeys) {
+  for (const k of ['name', 'description', 'icon', 'banner'] as const) {
     if (k === 'name' && input.renamed) continue;
     const [a, b] = [source.workspace[k] ?? '', restored.workspace[k] ?? ''];
     if (a !== b) wsFields.push({ field: k, before: a, after: b });
   }
-  if (wsFields.length) classify({ entity: 'workspace' as EntityDiff['entity'], change: 'changed', id: source.workspace.id, label: source.workspace.name, fields: wsFields });
+  if (wsFields.length) classify(v, { entity: 'workspace' as EntityDiff['entity'], change: 'changed', id: source.workspace.id, label: source.workspace.name, fields: wsFields });
 
+  const members = source.members.filter((m) => m.status !== 'removed');
   const restoredMembers = new Map(restored.members.filter((m) => m.status !== 'removed').map((m) => [m.userId, m]));
   for (const m of members) {
     const got = restoredMembers.get(mapUser(m.userId));
     restoredMembers.delete(mapUser(m.userId));
-    if (!got) classify({ entity: 'member', change: 'removed', id: m.userId, label: memberName(m) });
-    else if (got.role !== m.role) classify({ entity: 'member', change: 'changed', id: m.userId, label: memberName(m), fields: [{ field: 'role', before: m.role, after: got.role }] });
+    if (!got) classify(v, { entity: 'member', change: 'removed', id: m.userId, label: memberName(m) });
+    else if (got.role !== m.role) classify(v, { entity: 'member', change: 'changed', id: m.userId, label: memberName(m), fields: [{ field: 'role', before: m.role, after: got.role }] });
   }
   for (const m of restoredMembers.values()) {
     // the user who ran the restore owns the workspace it created, member of the snapshot or not
-    if (m.role === 'owner') excuse({ entity: 'member', id: m.userId, label: memberName(m), reason: 'the restoring user owns the workspace it created' });
-    else classify({ entity: 'member', change: 'added', id: m.userId, label: memberName(m) });
+    if (m.role === 'owner') excuse(v, { entity: 'member', id: m.userId, label: memberName(m), reason: 'the restoring user owns the workspace it created' });
+    else classify(v, { entity: 'member', change: 'added', id: m.userId, label: memberName(m) });
   }
 
   const automation = (a: Automation): Record<string, unknown> => ({ name: a.name, trigger: a.trigger, conditions: a.conditions, match: a.match, actions: a.actions, isActive: a.isActive });
@@ -189,48 +282,57 @@ export function compareWorkspace(input: CompareInput): WorkspaceComparison {
   for (const a of source.workspaceAutomations) {
     const mine = restoredAutomations.get(idMap.get(a.id) ?? '') ?? [...restoredAutomations.values()].find((b) => b.name === a.name);
     if (!mine) {
-      classify({ entity: 'workspaceAutomation', change: 'removed', id: a.id, label: a.name });
+      classify(v, { entity: 'workspaceAutomation', change: 'removed', id: a.id, label: a.name });
       continue;
     }
     restoredAutomations.delete(mine.id);
     const [x, y] = [translateIds(mapUsers(automation(a), input.userMap), idMap) as Record<string, unknown>, automation(mine)];
     const fields = Object.keys(x).filter((k) => canon(x[k]) !== canon(y[k])).map((k) => ({ field: k, before: x[k], after: y[k] }));
-    if (fields.length) classify({ entity: 'workspaceAutomation', change: 'changed', id: a.id, label: a.name, fields });
+    if (fields.length) classify(v, { entity: 'workspaceAutomation', change: 'changed', id: a.id, label: a.name, fields });
   }
-  for (const b of restoredAutomations.values()) classify({ entity: 'workspaceAutomation', change: 'added', id: b.id, label: b.name });
+  for (const b of restoredAutomations.values()) classify(v, { entity: 'workspaceAutomation', change: 'added', id: b.id, label: b.name });
+}
+
+/** Compares one workspace; `ok` when nothing restorable differs. */
+export function compareWorkspace(input: CompareInput): WorkspaceComparison {
+  const { source, restored } = input;
+  const v = startVerdict(input);
+  const members = source.members.filter((m) => m.status !== 'removed');
+  count(v, { workspace: 1, member: members.length, automation: source.workspaceAutomations.length });
+  if (!restored) {
+    for (const m of source.modules) {
+      const t = sourceTreeOf(input, source, m.id);
+      if (t) count(v, treeCounts(t));
+    }
+    fail(v, { entity: 'workspace', id: source.workspace.id, label: source.workspace.name, reason: 'not restored' });
+    return finish(v);
+  }
+  const idMap = idsFor(input, [source.workspace.id, source.workspaceAutomations, source.modules.map((m) => m.id)]);
+  compareTop(v, source, restored, idMap);
 
   const restoredModules = new Map(restored.modules.map((m) => [m.id, m]));
   for (const m of source.modules) {
-    const tree = sourceTree(m);
+    const read = input.read?.get(m.id);
+    if (read && restoredModules.delete(read.restoredModuleId)) {
+      addModule(v, read);
+      continue;
+    }
+    const tree = sourceTreeOf(input, source, m.id);
     if (!tree) continue;
-    countTree(tree);
-    subIds = new Set(tree.records.filter((r) => r.parentRecordId !== null).map((r) => r.id));
     const match = restoredModules.get(idMap.get(m.id) ?? '') ?? [...restoredModules.values()].find((x) => x.name === m.name);
     const mine = match ? restored.tree(match.id) : null;
     if (!match || !mine) {
-      classify({ entity: 'module', change: 'removed', id: tree.module.id, label: tree.module.name });
+      count(v, treeCounts(tree));
+      classify(v, { entity: 'module', change: 'removed', id: tree.module.id, label: tree.module.name });
       continue;
     }
     restoredModules.delete(match.id);
-    const hidden = archivedUnlisted(tree, mine, idMap);
-    for (const r of tree.records) {
-      if (hidden.has(r.id) && !seen.has(r.id)) {
-        seen.add(r.id);
-        excuse({ entity: r.parentRecordId ? 'subrecord' : 'record', id: r.id, label: r.name, module: tree.module.name, reason: ARCHIVED_UNLISTED });
-      }
-    }
-    const visible: ModuleTree = { ...tree, records: tree.records.filter((r) => !hidden.has(r.id)), cells: tree.cells.filter((c) => !hidden.has(c.recordId)), amendments: tree.amendments.filter((x) => !hidden.has(x.recordId)) };
-    const d = diffModuleTrees(visible, mine, { matchBy: 'shape', idMap, acrossRestore: true, attribution: input.attribution });
-    for (const e of d.entries) classify(e, tree.module.name);
-    // what lay under a hidden record was not read back either: counted as not restorable with it
-    for (const c of tree.cells) if (hidden.has(c.recordId)) tally.cell.notRestorable++;
-    for (const x of tree.amendments) if (hidden.has(x.recordId)) tally.amendment.notRestorable++;
+    addModule(v, compareModule(input, tree, mine));
   }
-  for (const m of restoredModules.values()) classify({ entity: 'module', change: 'added', id: m.id, label: m.name });
-  return finish(input, tally, differing, notRestorable);
+  for (const m of restoredModules.values()) classify(v, { entity: 'module', change: 'added', id: m.id, label: m.name });
+  return finish(v);
 }
 
-/** The attribution line as a whole-paragraph pattern ({author} and {createdAt} match anything). */
 /** Records archived in the snapshot (and what hangs under them) that the read-back cannot list. */
 function archivedUnlisted(a: ModuleTree, b: ModuleTree, idMap: ReadonlyMap<string, string>): Set<string> {
   const listed = new Set(b.records.map((r) => r.id));
@@ -243,7 +345,8 @@ function archivedUnlisted(a: ModuleTree, b: ModuleTree, idMap: ReadonlyMap<strin
   return hidden;
 }
 
-function finish(input: CompareInput, tally: Record<DrillEntity, EntityTally>, differing: DrillItem[], notRestorable: DrillItem[]): WorkspaceComparison {
+function finish(v: Verdict): WorkspaceComparison {
+  const { input, tally, differing, notRestorable } = v;
   for (const t of Object.values(tally)) t.equal = Math.max(0, t.compared - t.differing - t.notRestorable);
   return { workspaceId: input.source.workspace.id, name: input.source.workspace.name, entities: tally, differing, notRestorable, ok: differing.length === 0 };
 }

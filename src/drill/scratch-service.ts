@@ -51,7 +51,7 @@ export function peopleFor(members: Member[]): { people: EmulatorPerson[]; userId
 
 export async function startScratchEmulator(members: Member[], dialect: Dialect, http: HttpSettings, logger?: Logger): Promise<ScratchService> {
   const { people, userIds } = peopleFor(members);
-  const emulator = await startEmulator({ dialect, seed: 'none', people, host: '127.0.0.1', port: 0 });
+  const emulator = await startEmulator({ dialect, seed: 'none', people, host: '127.0.0.1', port: 0, keepRequestLog: false });
   const users = emulator.users;
   const userMap = new Map(userIds.map((id, i) => [id, users[i]!.id]));
   const client = createHttpClient({ baseUrl: emulator.baseUrl, apiKey: emulator.apiKey, ...http, ...(logger ? { logger } : {}) });

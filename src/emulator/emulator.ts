@@ -7,6 +7,7 @@ import { drainEvents } from './automation-engine.js';
 import { buildWorld, DEFAULT_START, type BuiltWorld } from './build-world.js';
 import { EmulatorClockImpl } from './emulator-clock.js';
 import { Faults } from './faults.js';
+import { forgetModuleContent } from './forget.js';
 import { RequestLogImpl } from './request-log.js';
 import { Router } from './router.js';
 import { allRoutes } from './routes/index.js';
@@ -46,7 +47,7 @@ export async function startEmulator(opts: EmulatorOptions = {}): Promise<Running
     clock,
     built: buildWorld(opts, clock, start),
     faults: new Faults(opts.randomSeed ?? 1, opts.latencyMs ?? 0, opts.failRate ?? 0),
-    log: new RequestLogImpl(),
+    log: new RequestLogImpl(opts.keepRequestLog ?? true),
     sleepers: new Set(),
     stopping: false,
     pending: Promise.resolve(),
@@ -165,6 +166,7 @@ function controls(core: EmulatorCore, { server, sockets, baseUrl }: Listening): 
       core.pending = Promise.resolve();
     },
     dump: () => dumpWorld(core.built.world),
+    forgetModuleContent: (moduleIds: readonly string[]) => forgetModuleContent(core.built.world.state, moduleIds),
     idle: () => idle(core),
     async stop(): Promise<void> {
       core.stopping = true;

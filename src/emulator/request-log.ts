@@ -5,9 +5,14 @@ import type { RequestLog, RequestLogEntry } from './types.js';
 export class RequestLogImpl implements RequestLog {
   private list: RequestLogEntry[] = [];
   private perRoute = new Map<string, number>();
+  private count = 0;
+
+  /** keep: false counts requests without keeping them. */
+  constructor(private readonly keep = true) {}
 
   add(entry: RequestLogEntry): void {
-    this.list.push(entry);
+    this.count++;
+    if (this.keep) this.list.push(entry);
     this.perRoute.set(entry.route, (this.perRoute.get(entry.route) ?? 0) + 1);
   }
   entries(): RequestLogEntry[] {
@@ -17,10 +22,11 @@ export class RequestLogImpl implements RequestLog {
     return Object.fromEntries(this.perRoute);
   }
   total(): number {
-    return this.list.length;
+    return this.count;
   }
   clear(): void {
     this.list = [];
+    this.count = 0;
     this.perRoute = new Map();
   }
 }

@@ -54,6 +54,9 @@ export interface EmulatorOptions {
   /** The people to create instead of the default three (the first holds `apiKey`); a restore
    * drill creates one per member of the snapshot. The seeds other than 'none' need three. */
   people?: EmulatorPerson[];
+  /** Keep every request in the request log (default true); false counts them only (a drill's
+   * scratch service, which answers hundreds of thousands). */
+  keepRequestLog?: boolean;
 }
 
 export interface EmulatorPerson {
@@ -150,6 +153,9 @@ export interface RunningEmulator {
   /** Back to the freshly seeded state; clears faults and the request log. */
   reset(): void;
   dump(): EmulatorDump;
+  /** A drill's scratch service: the content of these modules leaves memory once read back
+   * (records, values, notes, their feed rows); the modules, columns and recipes stay. */
+  forgetModuleContent(moduleIds: readonly string[]): void;
   /** Settle pending asynchronous automation runs (observed runs them after the response). */
   idle(): Promise<void>;
   stop(): Promise<void>;

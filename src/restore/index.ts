@@ -8,7 +8,7 @@ export { summarisePlan } from './engine/plan-steps.js';
 export { idMapOf, moduleRestorePairs, restoredIdMap, type ModuleRestorePair } from '../store/ledgers/index.js';
 export { refuse, type RestoreDeps } from './engine/preconditions.js';
 export { collectRefs, translateIds } from './engine/remap.js';
-export { readGrantsLive, treeFromLive, treeFromState, type LiveModuleReader, type ModuleTree } from './engine/tree.js';
+export { grantsOf, readGrantsLive, treeFromLive, treeFromState, type LiveModuleReader, type ModuleTree } from './engine/tree.js';
 
 // diff
 export { canon, diffModuleTrees, type DiffOptions, type EntityDiff, type FieldChange as DiffFieldChange, type ModuleDiff } from './diff/trees.js';
@@ -22,6 +22,7 @@ export { restoreModule, type RestoreModuleOptions, type RestoreModuleResult } fr
 export { restoreRecords, type RestoreRecordsOptions, type RestoreRecordsResult } from './records/restore-records.js';
 export { mapUsers } from './workspace/plan-workspace.js';
 export { restoreWorkspace, type RestoreWorkspaceOptions, type RestoreWorkspaceResult } from './workspace/restore-workspace.js';
+export type { BatchDone } from './workspace/apply-batches.js';
 
 // rollback
 export { planRollback, ROLLBACK_KINDS, type FieldChange, type RollbackKind } from './rollback/plan.js';

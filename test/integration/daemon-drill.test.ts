@@ -11,7 +11,30 @@ import { afterAll, afterEach, describe, expect, it } from 'vitest';
 import { startEmulator } from '../../src/emulator/index.js';
 import type { RunningEmulator } from '../../src/emulator/types.js';
 import { api, dumpOf, tempDir } from '../helpers/harness.js';
-import { eventually, getJson, killAll, startDaemon, writeConfig } from './daemon-harness.js';
+import { eventually, getJson, killAll, startDaemon, writeConfig, type DaemonChild, type LogLine } from './daemon-harness.js';
+
+/** No drill started or ended for this long: the daemon's drills have stalled. */
+const DRILL_STALL_MS = 90_000;
+
+/**
+ * The first daemon log line `pred` takes, waiting as long as drills keep coming: a drill's time is
+ * the machine's (a child process restoring the demo seed takes 3 s idle, 30 s under heavy load),
+ * so the wait fails when the drills stall (none started or ended for DRILL_STALL_MS), not after a
+ * fixed time that some number of drills is assumed to fit in.
+ */
+async function whileDrilling(daemon: DaemonChild, pred: (l: LogLine) => boolean, what: string): Promise<LogLine> {
+  let last = Date.now();
+  for (let from = 0; ; ) {
+    for (; from < daemon.lines.length; from++) {
+      const l = daemon.lines[from]!;
+      if (typeof l.msg === 'string' && l.msg.startsWith('drill ')) last = Date.now();
+      if (pred(l)) return l;
+    }
+    if (daemon.proc.exitCode !== null || daemon.proc.signalCode !== null) throw new Error(`daemon exited before ${what}; stderr:\n${daemon.stderr().slice(-3000)}`);
+    if (Date.now() - last > DRILL_STALL_MS) throw new Error(`no drill started or ended for ${DRILL_STALL_MS / 1000} s waiting for ${what}; stderr:\n${daemon.stderr().slice(-3000)}`);
+    await new Promise((r) => setTimeout(r, 100));
+  }
+}
 
 async function receiver(): Promise<{ url: string; alerts: Array<Record<string, any>>; close(): Promise<void> }> {
   const alerts: Array<Record<string, any>> = [];
@@ -46,7 +69,8 @@ describe('daemon: scheduled restore drills', () => {
   });
   afterAll(() => cleanup());
 
-  it('sets the metrics, fires drill_failed once naming the cell, and passes again once fixed', { timeout: 120_000 }, async () => {
+  // the bound of the whole test only guards against a hang: the waits follow the drills (whileDrilling)
+  it('sets the metrics, fires drill_failed once naming the cell, and passes again once fixed', { timeout: 600_000 }, async () => {
     emu = await startEmulator({ dialect: 'observed', seed: 'demo', clockMode: 'real' });
     const d = dumpOf(emu);
     const column = d.columns.find((c) => c.type === 'rating' && !c.isDeleted)!;
@@ -68,7 +92,7 @@ describe('daemon: scheduled restore drills', () => {
       expect(metric((await getJson(port, '/metrics')).text, 'wbsync_last_drill_ok')).toBeNull(); // none yet: absent, not 0
       // two failed drills, one alert
       let failed = 0;
-      await daemon.waitForLog((l) => l.msg === 'drill failed' && ++failed === 2, 60_000, 'two failed drills');
+      await whileDrilling(daemon, (l) => l.msg === 'drill failed' && ++failed === 2, 'two failed drills');
       const failedLine = daemon.lines.find((l) => l.msg === 'drill failed')!;
       expect(JSON.stringify(failedLine.what)).toContain(`${record.name as string} · ${column.name as string}`);
       const text = (await getJson(port, '/metrics')).text;
@@ -84,7 +108,7 @@ describe('daemon: scheduled restore drills', () => {
       // fixed on the service: after the next full pass the next drill passes
       expect((await api(emu, 'POST', '/record-values', { ...body, value: '3' })).status).toBeLessThan(300);
       const fixedAt = emu.requestLog.total();
-      await daemon.waitForLog((l) => l.msg === 'drill passed', 60_000, 'a passing drill');
+      await whileDrilling(daemon, (l) => l.msg === 'drill passed', 'a passing drill');
       await eventually(async () => metric((await getJson(port, '/metrics')).text, 'wbsync_last_drill_ok') === 1, 10_000, 'wbsync_last_drill_ok 1');
       expect(hook.alerts.filter((a) => a.event === 'drill_failed')).toHaveLength(1);
       // the configured service: GETs only (the one write is this test's own fix)

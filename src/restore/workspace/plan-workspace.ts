@@ -134,7 +134,7 @@ export function planWorkspace(input: WorkspacePlanInput): WorkspacePlan {
 
 /** One order of phase names that keeps every module plan's order (each plan may skip phases it
  * has nothing for): a topological merge, earliest-seen first among the free ones. */
-function mergeOrders(sequences: string[][]): string[] {
+export function mergeOrders(sequences: string[][]): string[] {
   const names: string[] = [];
   const after = new Map<string, Set<string>>();
   const before = new Map<string, number>();
@@ -166,7 +166,7 @@ function mergeOrders(sequences: string[][]): string[] {
 
 /** Columns whose settings name a column of another restored module (a reference through a relation)
  * wait for every module's columns: they go to a phase of their own right after. */
-function splitCrossModuleColumns(byName: Map<string, Step[]>, order: string[], trees: ModuleTree[]): void {
+export function splitCrossModuleColumns(byName: Map<string, Step[]>, order: string[], trees: Pick<ModuleTree, 'module' | 'columns'>[]): void {
   const columns = byName.get('columns');
   if (!columns) return;
   const moduleOfColumn = new Map<string, string>();

@@ -4,16 +4,16 @@
 
 import type { ServiceClient } from '../../api/port.js';
 import { WbsyncError, isWbsyncError } from '../../domain/errors.js';
-import { applyPlan } from '../engine/apply.js';
+import { applyInBatches, type BatchDone } from './apply-batches.js';
 import { journaledRun, type RunOutcome } from '../engine/journaled-run.js';
 import { RunJournal, latestRun } from '../../store/ledgers/index.js';
 import { erasedIn } from '../../store/erasure/index.js';
 import type { NotRestored } from '../engine/plan-steps.js';
-import { planWorkspace } from './plan-workspace.js';
+import { planWorkspaceInBatches } from './plan-workspace-batches.js';
 import { pauseWorkspaceAutomations } from '../engine/pause.js';
 import { summarisePlan } from '../engine/plan-steps.js';
 import { chooseSnapshot, refuse, requireWritable, type RestoreDeps, type RunControls } from '../engine/preconditions.js';
-import { treeFromState, type ModuleTree } from '../engine/tree.js';
+import { treeFromState } from '../engine/tree.js';
 
 export interface RestoreWorkspaceOptions extends RunControls {
   workspaceId: string;
@@ -26,6 +26,10 @@ export interface RestoreWorkspaceOptions extends RunControls {
   userMap?: ReadonlyMap<string, string>;
   pauseAutomations?: boolean;
   dryRun?: boolean;
+  /** Called once a batch of modules is complete on the target (a drill reads them back then). */
+  afterBatch?: (batch: BatchDone) => Promise<void>;
+  /** Records per batch of modules (default BATCH_RECORDS). */
+  batchRecords?: number;
 }
 
 export interface RestoreWorkspaceResult extends RunOutcome {
@@ -57,7 +61,6 @@ export async function restoreWorkspace(deps: RestoreDeps, opts: RestoreWorkspace
   const state = store.stateAt(snapshot)!;
   const ws = state.workspaces().find((w) => w.id === opts.workspaceId);
   if (!ws) throw refuse(`snapshot ${snapshot} does not hold workspace ${opts.workspaceId}`);
-  const trees = state.modules(ws.id).map((m) => treeFromState(state, m.id, store.db)).filter((t): t is ModuleTree => t !== null);
   const name = opts.newName ?? ws.name;
   const userMap = opts.userMap ?? new Map<string, string>();
   const runKey = JSON.stringify(['workspace', snapshot, ws.id, opts.intoWorkspace ?? `new:${name}`, [...userMap].sort()]);
@@ -76,10 +79,13 @@ export async function restoreWorkspace(deps: RestoreDeps, opts: RestoreWorkspace
   } else if (!pendingCreate) {
     await requireFreeName(client, name, madeBefore);
   }
-  const plan = planWorkspace({
+  // a few modules at a time: neither this process nor the target holds the workspace whole
+  const batched = planWorkspaceInBatches({
     workspace: ws,
     members: state.members(ws.id),
-    modules: trees,
+    moduleIds: state.modules(ws.id).map((m) => m.id),
+    loadTree: (id) => treeFromState(state, id, store.db),
+    ...(opts.batchRecords ? { batchRecords: opts.batchRecords } : {}),
     workspaceAutomations: state.workspaceAutomations(ws.id),
     target: opts.intoWorkspace ? { into: opts.intoWorkspace } : { create: name },
     userMap,
@@ -87,6 +93,7 @@ export async function restoreWorkspace(deps: RestoreDeps, opts: RestoreWorkspace
     liveModuleIds: new Set(liveModules),
     attribution: opts.attribution,
   });
+  const plan = batched.head;
   // modules the erasure ledger took whole are in no tree: listed here (records and persons by the trees)
   for (const x of erasedIn(store.db, { workspaceId: ws.id })) {
     if (x.kind === 'module') plan.notRestored.push({ entity: 'module', id: x.id, label: '[erased]', reason: `erased on ${x.erasedAt} (by ${x.erasure}): not in any snapshot, not restored` });
@@ -99,7 +106,7 @@ export async function restoreWorkspace(deps: RestoreDeps, opts: RestoreWorkspace
     return { ...base, workspaceId: opts.intoWorkspace ?? madeBefore ?? null, dryRun: false, runId: previous.id, resumed: false, alreadyRestored: true, modules: outcome(new RunJournal(store.db, previous)), notRestored: summary.notRestored ?? [], refused: summary.refused ?? 0, pausedAutomations: [], requests: client.stats().requests - stats0, durationMs: Date.now() - started };
   }
   if (opts.dryRun) {
-    return { ...base, workspaceId: opts.intoWorkspace ?? null, runId: null, resumed: previous !== null && previous.status !== 'complete', alreadyRestored: false, modules: outcome(null), notRestored: plan.notRestored, refused: 0, pausedAutomations: [], plan: summarisePlan(plan), requests: client.stats().requests - stats0, durationMs: Date.now() - started };
+    return { ...base, workspaceId: opts.intoWorkspace ?? null, runId: null, resumed: previous !== null && previous.status !== 'complete', alreadyRestored: false, modules: outcome(null), notRestored: plan.notRestored, refused: 0, pausedAutomations: [], plan: summarisePlan(batched.whole()), requests: client.stats().requests - stats0, durationMs: Date.now() - started };
   }
 
   return journaledRun(
@@ -107,7 +114,7 @@ export async function restoreWorkspace(deps: RestoreDeps, opts: RestoreWorkspace
     { previous, settleMs: opts.settleMs, since: { at: started, requests: stats0 }, start: { kind: 'workspace', runKey, snapshotId: snapshot, sourceIds: [ws.id], targetWorkspaceId: opts.intoWorkspace ?? null, options: { newName: name, pauseAutomations: opts.pauseAutomations === true, userMap: Object.fromEntries(userMap) } } },
     async ({ journal, run, resumed, settle }) => {
       const paused = opts.pauseAutomations && opts.intoWorkspace ? await pauseWorkspaceAutomations(client, journal, opts.intoWorkspace) : [];
-      const res = await applyPlan(plan, {
+      const res = await applyInBatches(batched, {
         client,
         journal,
         parallel: opts.parallel,
@@ -116,7 +123,7 @@ export async function restoreWorkspace(deps: RestoreDeps, opts: RestoreWorkspace
         beforePhase: async (p) => {
           if (p.name === 'automations' || p.name === 'workspace automations') await settle();
         },
-      }).catch((e: unknown) => {
+      }, opts.afterBatch).catch((e: unknown) => {
         // the first write of all: a key that may not create workspaces has written nothing
         if (isWbsyncError(e) && e.code === 'forbidden' && journal.newId(ws.id) === undefined && !opts.intoWorkspace) {
           throw refuse(`the target key cannot create workspaces: ${e.message}`, 'use a key of a user allowed to create workspaces, or restore into an existing one with --into-workspace ID');

@@ -213,6 +213,18 @@ export class RunJournal {
     }
   }
 
+  /** Drops from memory (never from the database) a created object no later step can name, once
+   * its step is done — a batch's cells after the batch: a large workspace's map is not held whole.
+   * A resumed run reads the journal back from the database as ever. */
+  release(oldId: string, stepKey: string): void {
+    const n = this.map.get(oldId);
+    if (n === undefined || !this.done.has(stepKey)) return;
+    this.map.delete(oldId);
+    this.newIds.delete(n);
+    this.kinds.delete(oldId);
+    this.done.delete(stepKey);
+  }
+
   stepDone(stepKey: string): void {
     this.stmts.step.run(this.run.id, stepKey, this.now());
     this.done.add(stepKey);
