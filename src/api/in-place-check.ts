@@ -65,6 +65,11 @@ function compile(schema: unknown): InPlaceCheck | null {
       const patterns = regexChecks(def);
       if (!patterns) return null;
       if (patterns.length === 0) return (v) => (typeof v === 'string' ? YES : NO);
+      // zod resets lastIndex before each test; only a global or sticky pattern reads it
+      if (patterns.length === 1 && !patterns[0]!.global && !patterns[0]!.sticky) {
+        const p = patterns[0]!;
+        return (v) => (typeof v === 'string' && p.test(v) ? YES : NO);
+      }
       return (v) => {
         if (typeof v !== 'string') return NO;
         for (const p of patterns) {
@@ -161,14 +166,16 @@ function compileObject(def: ZodInternals['def']): InPlaceCheck | null {
     if (Object.hasOwn(v, '__proto__')) return UNSURE;
     let verdict: Verdict = YES;
     for (const f of fields) {
-      if (!(f.key in v)) {
+      const x = v[f.key];
+      // (`in`, as zod asks: a key is present even when its value is undefined)
+      if (x === undefined && !(f.key in v)) {
         // absent: refused unless optional; an optional one is skipped; anything else (a default) is zod's
         if (f.optin === undefined) return NO;
         if (f.optin === 'optional' && f.optout === 'optional') continue;
         verdict = UNSURE;
         continue;
       }
-      const r = f.check(v[f.key]);
+      const r = f.check(x);
       if (r === NO) return NO;
       if (r === UNSURE) verdict = UNSURE;
     }
