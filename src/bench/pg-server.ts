@@ -81,8 +81,58 @@ export interface RunningPostgres {
 const USER = 'wbsync';
 const DATABASE = 'wbsync';
 
+/** A cluster in its temp folder: where its data, log and URL file are, and how its server runs. */
+interface Cluster {
+  bin: string;
+  dir: string;
+  dataDir: string;
+  logFile: string;
+  /** The server's options (pg_ctl -o). */
+  options: string;
+  port: number;
+  url: string;
+  adminUrl: string;
+  urlFile: string;
+}
+
 /** A fresh cluster in a temp folder, started on 127.0.0.1 on a free port. */
 export async function startPostgres(opts: { maxConnections?: number } = {}): Promise<RunningPostgres> {
+  const c = await initCluster(opts.maxConnections ?? 200);
+  await startServer(c);
+  try {
+    await createDatabase(c);
+  } catch (e) {
+    await stopServer(c);
+    rmSync(c.dir, { recursive: true, force: true });
+    throw e;
+  }
+  const connect = (): Promise<pg.Client> => connectTo(c.url);
+  return {
+    url: c.url,
+    urlFile: c.urlFile,
+    port: c.port,
+    pid: () => serverPid(c),
+    connect,
+    async query(sql, params) {
+      const client = await connect();
+      try {
+        return (await client.query(sql, params)).rows;
+      } finally {
+        await client.end();
+      }
+    },
+    stop: (mode) => stopServer(c, mode),
+    start: () => startServer(c),
+    log: () => serverLog(c),
+    async destroy() {
+      await stopServer(c, 'fast');
+      rmSync(c.dir, { recursive: true, force: true });
+    },
+  };
+}
+
+/** initdb in a new temp folder (a random password, scram-sha-256), a free port chosen, the URL file written. */
+async function initCluster(maxConnections: number): Promise<Cluster> {
   const bin = postgresBinDir();
   const dir = mkdtempSync(join(tmpdir(), 'wbsync-pg-'));
   const dataDir = join(dir, 'data');
@@ -103,86 +153,67 @@ export async function startPostgres(opts: { maxConnections?: number } = {}): Pro
   rmSync(pwFile, { force: true });
   const port = await freePort();
   // fsync off: the tests crash the server process, never the machine, so the OS keeps what was written.
-  const options = [`-p ${port}`, `-k ${dir}`, "-c listen_addresses=127.0.0.1", `-c max_connections=${opts.maxConnections ?? 200}`, '-c fsync=off', '-c full_page_writes=off'].join(' ');
+  const options = [`-p ${port}`, `-k ${dir}`, "-c listen_addresses=127.0.0.1", `-c max_connections=${maxConnections}`, '-c fsync=off', '-c full_page_writes=off'].join(' ');
   const url = `postgres://${USER}:${encodeURIComponent(password)}@127.0.0.1:${port}/${DATABASE}`;
   const adminUrl = `postgres://${USER}:${encodeURIComponent(password)}@127.0.0.1:${port}/postgres`;
   const urlFile = join(dir, 'postgres-url');
   writeFileSync(urlFile, `${url}\n`, { mode: 0o600 });
+  return { bin, dir, dataDir, logFile, options, port, url, adminUrl, urlFile };
+}
 
-  const log = (): string => (existsSync(logFile) ? readFileSync(logFile, 'utf8') : '');
-  const pid = (): number | null => {
-    const f = join(dataDir, 'postmaster.pid');
-    if (!existsSync(f)) return null;
-    const n = Number(readFileSync(f, 'utf8').split('\n')[0]);
-    if (!Number.isInteger(n) || n <= 0) return null;
-    try {
-      process.kill(n, 0);
-      return n;
-    } catch {
-      return null;
-    }
-  };
-  const start = async (): Promise<void> => {
-    const r = runAsServerUser(join(bin, 'pg_ctl'), ['-D', dataDir, '-l', logFile, '-o', options, '-w', '-t', '60', 'start']);
-    if (r.status !== 0) throw new Error(`pg_ctl start failed (${r.status}):\n${r.output.slice(-2000)}\n${log().slice(-3000)}`);
-  };
-  const stop = async (mode: 'fast' | 'immediate' = 'fast'): Promise<void> => {
-    const p = pid();
-    if (p === null) return;
-    process.kill(p, mode === 'fast' ? 'SIGINT' : 'SIGQUIT');
-    const until = Date.now() + 30_000;
-    for (;;) {
-      try {
-        process.kill(p, 0);
-      } catch {
-        return;
-      }
-      if (Date.now() > until) {
-        process.kill(p, 'SIGKILL');
-        return;
-      }
-      await new Promise((r) => setTimeout(r, 50));
-    }
-  };
-  const connect = async (): Promise<pg.Client> => {
-    const c = new pg.Client({ connectionString: url });
-    c.on('error', () => undefined);
-    await c.connect();
-    return c;
-  };
+function serverLog(c: Cluster): string {
+  return existsSync(c.logFile) ? readFileSync(c.logFile, 'utf8') : '';
+}
 
-  await start();
+/** The postmaster's pid while it runs, from its pid file. */
+function serverPid(c: Cluster): number | null {
+  const f = join(c.dataDir, 'postmaster.pid');
+  if (!existsSync(f)) return null;
+  const n = Number(readFileSync(f, 'utf8').split('\n')[0]);
+  if (!Number.isInteger(n) || n <= 0) return null;
   try {
-    const admin = new pg.Client({ connectionString: adminUrl });
-    await admin.connect();
-    await admin.query(`create database ${DATABASE}`);
-    await admin.end();
-  } catch (e) {
-    await stop();
-    rmSync(dir, { recursive: true, force: true });
-    throw e;
+    process.kill(n, 0);
+    return n;
+  } catch {
+    return null;
   }
+}
 
-  return {
-    url,
-    urlFile,
-    port,
-    pid,
-    connect,
-    async query(sql, params) {
-      const c = await connect();
-      try {
-        return (await c.query(sql, params)).rows;
-      } finally {
-        await c.end();
-      }
-    },
-    stop,
-    start,
-    log,
-    async destroy() {
-      await stop('fast');
-      rmSync(dir, { recursive: true, force: true });
-    },
-  };
+async function startServer(c: Cluster): Promise<void> {
+  const r = runAsServerUser(join(c.bin, 'pg_ctl'), ['-D', c.dataDir, '-l', c.logFile, '-o', c.options, '-w', '-t', '60', 'start']);
+  if (r.status !== 0) throw new Error(`pg_ctl start failed (${r.status}):\n${r.output.slice(-2000)}\n${serverLog(c).slice(-3000)}`);
+}
+
+/** Stops the server by pid ('fast': SIGINT; 'immediate': SIGQUIT), SIGKILL after 30 s. */
+async function stopServer(c: Cluster, mode: 'fast' | 'immediate' = 'fast'): Promise<void> {
+  const p = serverPid(c);
+  if (p === null) return;
+  process.kill(p, mode === 'fast' ? 'SIGINT' : 'SIGQUIT');
+  const until = Date.now() + 30_000;
+  for (;;) {
+    try {
+      process.kill(p, 0);
+    } catch {
+      return;
+    }
+    if (Date.now() > until) {
+      process.kill(p, 'SIGKILL');
+      return;
+    }
+    await new Promise((r) => setTimeout(r, 50));
+  }
+}
+
+async function connectTo(url: string): Promise<pg.Client> {
+  const c = new pg.Client({ connectionString: url });
+  c.on('error', () => undefined);
+  await c.connect();
+  return c;
+}
+
+async function createDatabase(c: Cluster): Promise<void> {
+  const admin = new pg.Client({ connectionString: c.adminUrl });
+  await admin.connect();
+  await admin.query(`create database ${DATABASE}`);
+  await admin.end();
 }

@@ -8,6 +8,7 @@ import { createHttpClient } from '../api/http-client.js';
 import type { ServiceClient } from '../api/port.js';
 import { parseListen } from '../config/listen.js';
 import { requireService, type LoadedConfig } from '../config/load.js';
+import type { Config } from '../config/schema.js';
 import type { Logger } from '../config/logger.js';
 import path from 'node:path';
 import { openStore } from '../store/index.js';
@@ -17,7 +18,7 @@ import { toStorageError } from '../store/storage-error.js';
 import { WbsyncError } from '../domain/errors.js';
 import type { Store } from '../store/port.js';
 import { cronIntervalMs } from './cron-interval.js';
-import { PassMetrics } from './daemon-metrics.js';
+import { PassMetrics, type LiveFigures } from './daemon-metrics.js';
 import { readDbFigures, type DbFigures } from './db-figures.js';
 import { HealthState, REASON_AUTH } from './health-state.js';
 import { mountConsole } from './console-mount.js';
@@ -27,9 +28,9 @@ import { acquireLock, waitForLock, type DbLock } from '../store/lock.js';
 import { Notifier } from '../alerts/notifier.js';
 import { createPassHooks, type PassHooks } from './pass-hooks.js';
 import { createPassRunner } from './pass-runner.js';
-import { createRateLimitedLog } from './rate-limited-log.js';
+import { createRateLimitedLog, type RateLimitedLog } from './rate-limited-log.js';
 import { createDrillSchedule, type DrillSchedule } from './drill-schedule.js';
-import { createScheduler, nodeCronPort, type CronHandle, type CronPort, type PassRunner } from './scheduler.js';
+import { createScheduler, nodeCronPort, type CronHandle, type CronPort, type PassRunner, type Scheduler } from './scheduler.js';
 
 export interface DaemonOptions {
   loaded: LoadedConfig;
@@ -102,182 +103,242 @@ function lockedPasses(signal: AbortSignal, logger: Logger, take: (command: strin
   };
 }
 
+/** One run of the daemon: its settings, and what it opened (closed by closeDaemon, in order). */
+interface DaemonRun {
+  opts: DaemonOptions;
+  config: Config;
+  logger: Logger;
+  signal: AbortSignal;
+  now: () => number;
+  limited: RateLimitedLog;
+  intervalMs: number;
+  maxStalenessMs: number;
+  onDisk: boolean;
+  /** The daemon lock, held for the daemon's whole life (none for an in-memory database). */
+  lock: DbLock | null;
+  /** The write lock of the pass in flight (released by closeDaemon if a pass outlives the deadline). */
+  inFlight: DbLock | null;
+  store?: Store;
+  client?: ServiceClient;
+  server?: HealthServer;
+  ui: WebConsole | null;
+  notifiers: Notifier[];
+  passHooks: PassHooks[];
+  drills: DrillSchedule[];
+  drillCron?: CronHandle;
+}
+
 export async function runDaemon(opts: DaemonOptions): Promise<DaemonSummary> {
   const { loaded, logger, signal } = opts;
-  const now = opts.now ?? Date.now;
   const { config } = loaded;
   // Read once: a rotated key shows as 'authentication failed' until the daemon is restarted.
   const { baseUrl, apiKey } = requireService(loaded);
   const intervalMs = cronIntervalMs(config.schedule.incremental);
   const limited = createRateLimitedLog(logger);
-
   const onDisk = config.db !== ':memory:';
   if (onDisk) prepareFolder(config.db);
   const lock: DbLock | null = onDisk ? acquireLock(config.db, { kind: 'daemon', command: 'daemon', logger }) : null;
-  // the write lock of the pass in flight (released in the finally below if a pass outlives the deadline)
-  const inFlight: { lock: DbLock | null } = { lock: null };
-  const takeWriteLock = async (command: string): Promise<DbLock | null> =>
-    onDisk
-      ? waitForLock(config.db, {
-          command,
-          signal,
-          waitMs: Number.POSITIVE_INFINITY,
-          logger,
-          onWait: (holder, waitedMs) => logger.info({ holder, waitedS: Math.round(waitedMs / 1000), for: command }, 'waiting for the database: another writer holds it'),
-        })
-      : null;
-  let store: Store | undefined;
-  let client: ServiceClient | undefined;
-  let server: HealthServer | undefined;
-  let ui: WebConsole | null = null;
-  const notifiers: Notifier[] = [];
-  const passHooks: PassHooks[] = [];
-  const drills: DrillSchedule[] = [];
-  let drillCron: CronHandle | undefined;
+  const d: DaemonRun = {
+    opts, config, logger, signal, limited, intervalMs, onDisk, lock,
+    now: opts.now ?? Date.now,
+    maxStalenessMs: config.freshness.maxStalenessMinutes * 60_000,
+    inFlight: null,
+    ui: null,
+    notifiers: [],
+    passHooks: [],
+    drills: [],
+  };
   try {
-    // migrations at start run under the write lock too (a `wbsync sync` may be mid-pass)
-    const openLock = await takeWriteLock('daemon start');
-    try {
-      store = openStore(config.db);
-    } finally {
-      openLock?.release();
-    }
-    const openedStore = store;
+    const store = await openDaemonStore(d);
     const metrics = new PassMetrics();
-    client = createHttpClient({
-      baseUrl,
-      apiKey,
-      concurrency: config.http.concurrency,
-      timeoutMs: config.http.timeoutMs,
-      retries: config.http.retries,
-      // Not the logger: one warn line per retried request would flood the log during an outage.
-      onRetry: (r) => limited.log('warn', { endpoint: r.endpoint, reason: r.reason, status: r.status }, 'request retry', `retry: ${r.reason}`),
-      onRequest: (r) => metrics.observeRequest(r),
-    });
-    const openedClient = client;
-    const maxStalenessMs = config.freshness.maxStalenessMinutes * 60_000;
-    const health = new HealthState(STALE_AFTER_INTERVALS * intervalMs, maxStalenessMs);
-    const notifier = new Notifier({ webhooks: config.alerts.webhooks, healthchecksUrl: config.alerts.healthchecksUrl, database: openedStore.path, timeoutMs: config.alerts.timeoutMs, logger });
-    notifiers.push(notifier);
-    const ops = createPassHooks({ store: openedStore, config, logger, notifier, now: () => new Date(now()), onOffsite: (ok) => metrics.recordOffsite(ok, now()), onTripwire: (kind, moduleId) => metrics.recordTripwire(kind, moduleId) });
-    passHooks.push(ops);
-    const drill = createDrillSchedule({ store: openedStore, config, logger, notifier, now, onDrill: (o) => metrics.recordDrill(o.ok, o.atMs, o.durationMs) });
-    drills.push(drill);
-    const hooks: PassHooks = {
-      ...ops,
-      passSucceeded(r) {
-        ops.passSucceeded(r);
-        drill.afterPass(r);
-      },
-    };
-    // Re-read after each pass only (see db-figures.ts); scrapes use this copy.
-    const cache: { figures: DbFigures | null } = { figures: null };
-    const refreshFigures = (): void => {
-      try {
-        const { include, exclude } = config.workspaces;
-        cache.figures = readDbFigures(openedStore, (id) => (include.length === 0 || include.includes(id)) && !exclude.includes(id));
-        const o = cache.figures.oldestVerified;
-        health.setOldestVerified(o && { label: `${o.kind} ${o.id} of workspace ${o.workspaceId}`, atMs: o.atMs });
-        health.setOpenTripwires(cache.figures.openTripwires);
-      } catch (e) {
-        limited.log('warn', { err: String(e) }, 'could not read database figures for /metrics');
-      }
-    };
-    refreshFigures();
-    const seeded = cache.figures?.latestComplete?.finishedAtMs;
+    const client = openClient(d, baseUrl, apiKey, metrics);
+    const health = new HealthState(STALE_AFTER_INTERVALS * d.intervalMs, d.maxStalenessMs);
+    const { hooks, drill } = createHooks(d, store, metrics);
+    const figures = watchDbFigures(d, store, health);
+    const seeded = figures.cache.figures?.latestComplete?.finishedAtMs;
     if (seeded) health.seedLastSuccess(seeded);
-
     const scheduler = createScheduler({
       incremental: config.schedule.incremental,
       full: config.schedule.full,
       logger,
       cron: opts.cron,
-      now,
-      run: lockedPasses(signal, logger, takeWriteLock, (l) => (inFlight.lock = l), createPassRunner({
-        client,
-        store,
-        logger,
-        limited,
-        health,
-        metrics,
-        signal,
+      now: d.now,
+      run: lockedPasses(signal, logger, (command) => takeWriteLock(d, command), (l) => (d.inFlight = l), createPassRunner({
+        client, store, logger, limited, health, metrics, signal, hooks,
         include: config.workspaces.include,
         exclude: config.workspaces.exclude,
-        maxStalenessMs,
-        afterPass: refreshFigures,
-        hooks,
-        now,
+        maxStalenessMs: d.maxStalenessMs,
+        afterPass: figures.refresh,
+        now: d.now,
       })),
     });
-
-    metrics.setLive(() => {
-      const t = now();
-      const report = health.report(t);
-      return {
-        nowMs: t,
-        healthy: report.httpStatus === 200,
-        authFailed: report.body.reason === REASON_AUTH,
-        passRunning: scheduler.running() !== null,
-        lastSuccessMs: report.body.lastSuccess === null ? null : Date.parse(report.body.lastSuccess),
-        requests: openedClient.stats(),
-        db: cache.figures,
-        maxStalenessMs,
-      };
-    });
-    const { host, port } = parseListen(config.daemon.listen);
-    const mounted = mountConsole({ loaded, logger, host, health: () => health.report(now()).body });
-    ui = mounted.ui;
-    server = await startHealthServer({
-      host,
-      port,
-      tls: mounted.tls,
-      health: () => health.report(now()),
-      metrics: (accept) => metrics.render(accept),
-      ui: ui ?? undefined,
-    });
-    logger.info({ address: server.address }, 'listening');
-    logger.info(
-      { db: openedStore.path, incremental: config.schedule.incremental, full: config.schedule.full, staleAfterS: Math.round((STALE_AFTER_INTERVALS * intervalMs) / 1000), pid: process.pid },
-      'daemon started',
-    );
-
-    if (!signal.aborted) {
-      scheduler.start();
-      drillCron = (opts.cron ?? nodeCronPort(logger)).schedule(config.drill.schedule, 'wbsync-drill', () => drill.tick());
-      // An empty database gets its full pass at once; otherwise catch up on what happened while
-      // the daemon was down, which also establishes health without waiting for the first tick.
-      if (openedStore.latestCompleteSnapshot() === null) scheduler.trigger('full', 'first start: no complete snapshot');
-      else scheduler.trigger('incremental', 'catch-up at start');
-    }
-
+    metrics.setLive(() => liveFigures(d, health, scheduler, client, figures.cache));
+    await serve(d, health, metrics);
+    if (!signal.aborted) startSchedules(d, scheduler, drill, store);
     await waitForAbort(signal);
     logger.info({ reason: String(signal.reason ?? 'signal') }, 'stopping');
-    scheduler.stop();
-    drillCron?.stop();
-    const running = scheduler.running();
-    if (running) {
-      const stopped = await withDeadline(scheduler.idle(), opts.stopDeadlineMs ?? 8_000);
-      if (!stopped) logger.warn({ kind: running.kind }, 'the pass did not stop in time; closing the database (its open transaction rolls back)');
-    }
-    const report = health.report(now());
+    await stopSchedules(d, scheduler);
+    const report = health.report(d.now());
     return { passes: metrics.total(), lastSuccess: report.body.lastSuccess };
   } finally {
-    // an offsite push in flight finishes (bounded), then alerts of the last pass get out
-    for (const o of passHooks) await withDeadline(o.idle(), 30_000);
-    // a drill proves nothing half done: stopped (its child by pid), its temporary folder removed
-    for (const d of drills) await withDeadline(d.idle(true), 10_000);
-    for (const n of notifiers) await n.drain(3_000);
-    await server?.close().catch(() => undefined);
-    ui?.close();
-    try {
-      store?.close();
-    } catch (e) {
-      logger.warn({ err: String(e) }, 'closing the database failed');
-    }
-    if (client) await withDeadline(client.close(), 1_000).catch(() => false);
-    inFlight.lock?.release();
-    lock?.release();
-    limited.flush();
-    logger.info({}, 'stopped');
+    await closeDaemon(d);
   }
+}
+
+/** The write lock, waited for as long as it takes (until the daemon stops); none for an in-memory database. */
+async function takeWriteLock(d: DaemonRun, command: string): Promise<DbLock | null> {
+  const { config, logger } = d;
+  return d.onDisk
+    ? waitForLock(config.db, {
+        command,
+        signal: d.signal,
+        waitMs: Number.POSITIVE_INFINITY,
+        logger,
+        onWait: (holder, waitedMs) => logger.info({ holder, waitedS: Math.round(waitedMs / 1000), for: command }, 'waiting for the database: another writer holds it'),
+      })
+    : null;
+}
+
+/** The store opened; migrations at start run under the write lock too (a `wbsync sync` may be mid-pass). */
+async function openDaemonStore(d: DaemonRun): Promise<Store> {
+  const openLock = await takeWriteLock(d, 'daemon start');
+  try {
+    d.store = openStore(d.config.db);
+  } finally {
+    openLock?.release();
+  }
+  return d.store;
+}
+
+function openClient(d: DaemonRun, baseUrl: string, apiKey: string, metrics: PassMetrics): ServiceClient {
+  const http = d.config.http;
+  d.client = createHttpClient({
+    baseUrl,
+    apiKey,
+    concurrency: http.concurrency,
+    timeoutMs: http.timeoutMs,
+    retries: http.retries,
+    // Not the logger: one warn line per retried request would flood the log during an outage.
+    onRetry: (r) => d.limited.log('warn', { endpoint: r.endpoint, reason: r.reason, status: r.status }, 'request retry', `retry: ${r.reason}`),
+    onRequest: (r) => metrics.observeRequest(r),
+  });
+  return d.client;
+}
+
+/** What follows a pass (alerts, offsite push, tripwire, prune, erasures: pass-hooks.ts) and the drill
+ * it may start (drill-schedule.ts). */
+function createHooks(d: DaemonRun, store: Store, metrics: PassMetrics): { hooks: PassHooks; drill: DrillSchedule } {
+  const { config, logger, now } = d;
+  const notifier = new Notifier({ webhooks: config.alerts.webhooks, healthchecksUrl: config.alerts.healthchecksUrl, database: store.path, timeoutMs: config.alerts.timeoutMs, logger });
+  d.notifiers.push(notifier);
+  const ops = createPassHooks({ store, config, logger, notifier, now: () => new Date(now()), onOffsite: (ok) => metrics.recordOffsite(ok, now()), onTripwire: (kind, moduleId) => metrics.recordTripwire(kind, moduleId) });
+  d.passHooks.push(ops);
+  const drill = createDrillSchedule({ store, config, logger, notifier, now, onDrill: (o) => metrics.recordDrill(o.ok, o.atMs, o.durationMs) });
+  d.drills.push(drill);
+  const hooks: PassHooks = {
+    ...ops,
+    passSucceeded(r) {
+      ops.passSucceeded(r);
+      drill.afterPass(r);
+    },
+  };
+  return { hooks, drill };
+}
+
+/** The database's figures, read now and re-read after each pass only (see db-figures.ts); scrapes
+ * use this copy, and health learns the oldest verification and the open tripwires from it. */
+function watchDbFigures(d: DaemonRun, store: Store, health: HealthState): { cache: { figures: DbFigures | null }; refresh: () => void } {
+  const cache: { figures: DbFigures | null } = { figures: null };
+  const refresh = (): void => {
+    try {
+      const { include, exclude } = d.config.workspaces;
+      cache.figures = readDbFigures(store, (id) => (include.length === 0 || include.includes(id)) && !exclude.includes(id));
+      const o = cache.figures.oldestVerified;
+      health.setOldestVerified(o && { label: `${o.kind} ${o.id} of workspace ${o.workspaceId}`, atMs: o.atMs });
+      health.setOpenTripwires(cache.figures.openTripwires);
+    } catch (e) {
+      d.limited.log('warn', { err: String(e) }, 'could not read database figures for /metrics');
+    }
+  };
+  refresh();
+  return { cache, refresh };
+}
+
+/** The live part of /metrics, read at each scrape. */
+function liveFigures(d: DaemonRun, health: HealthState, scheduler: Scheduler, client: ServiceClient, cache: { figures: DbFigures | null }): LiveFigures {
+  const t = d.now();
+  const report = health.report(t);
+  return {
+    nowMs: t,
+    healthy: report.httpStatus === 200,
+    authFailed: report.body.reason === REASON_AUTH,
+    passRunning: scheduler.running() !== null,
+    lastSuccessMs: report.body.lastSuccess === null ? null : Date.parse(report.body.lastSuccess),
+    requests: client.stats(),
+    db: cache.figures,
+    maxStalenessMs: d.maxStalenessMs,
+  };
+}
+
+/** /healthz, /metrics and the web console on daemon.listen. */
+async function serve(d: DaemonRun, health: HealthState, metrics: PassMetrics): Promise<void> {
+  const { config, logger, now } = d;
+  const { host, port } = parseListen(config.daemon.listen);
+  const mounted = mountConsole({ loaded: d.opts.loaded, logger, host, health: () => health.report(now()).body });
+  d.ui = mounted.ui;
+  d.server = await startHealthServer({
+    host,
+    port,
+    tls: mounted.tls,
+    health: () => health.report(now()),
+    metrics: (accept) => metrics.render(accept),
+    ui: d.ui ?? undefined,
+  });
+  logger.info({ address: d.server.address }, 'listening');
+  logger.info(
+    { db: d.store?.path, incremental: config.schedule.incremental, full: config.schedule.full, staleAfterS: Math.round((STALE_AFTER_INTERVALS * d.intervalMs) / 1000), pid: process.pid },
+    'daemon started',
+  );
+}
+
+/** The pass schedule and the drill's; a first pass at once. */
+function startSchedules(d: DaemonRun, scheduler: Scheduler, drill: DrillSchedule, store: Store): void {
+  scheduler.start();
+  d.drillCron = (d.opts.cron ?? nodeCronPort(d.logger)).schedule(d.config.drill.schedule, 'wbsync-drill', () => drill.tick());
+  // An empty database gets its full pass at once; otherwise catch up on what happened while
+  // the daemon was down, which also establishes health without waiting for the first tick.
+  if (store.latestCompleteSnapshot() === null) scheduler.trigger('full', 'first start: no complete snapshot');
+  else scheduler.trigger('incremental', 'catch-up at start');
+}
+
+/** No more passes or drills start; the pass in flight gets until the shutdown deadline to stop. */
+async function stopSchedules(d: DaemonRun, scheduler: Scheduler): Promise<void> {
+  scheduler.stop();
+  d.drillCron?.stop();
+  const running = scheduler.running();
+  if (running) {
+    const stopped = await withDeadline(scheduler.idle(), d.opts.stopDeadlineMs ?? 8_000);
+    if (!stopped) d.logger.warn({ kind: running.kind }, 'the pass did not stop in time; closing the database (its open transaction rolls back)');
+  }
+}
+
+/** Everything the run opened, closed in order; the locks released last. */
+async function closeDaemon(d: DaemonRun): Promise<void> {
+  // an offsite push in flight finishes (bounded), then alerts of the last pass get out
+  for (const o of d.passHooks) await withDeadline(o.idle(), 30_000);
+  // a drill proves nothing half done: stopped (its child by pid), its temporary folder removed
+  for (const dr of d.drills) await withDeadline(dr.idle(true), 10_000);
+  for (const n of d.notifiers) await n.drain(3_000);
+  await d.server?.close().catch(() => undefined);
+  d.ui?.close();
+  try {
+    d.store?.close();
+  } catch (e) {
+    d.logger.warn({ err: String(e) }, 'closing the database failed');
+  }
+  if (d.client) await withDeadline(d.client.close(), 1_000).catch(() => false);
+  d.inFlight?.release();
+  d.lock?.release();
+  d.limited.flush();
+  d.logger.info({}, 'stopped');
 }

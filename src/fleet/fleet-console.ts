@@ -80,6 +80,18 @@ export function fleetPage(workerId: string, s: FleetStatus, here: ReadonlySet<st
   return new Html(page({ base: BASE, title: 'Fleet', section: 'none', bare: true, body }).text.replace('</header>', `${signOut}</header>`));
 }
 
+/** What the console's request handling works with: the worker's options and its console's rules. */
+interface ConsoleContext {
+  opts: FleetConsoleOptions;
+  policy: ReturnType<typeof hostPolicy>;
+  secure: boolean;
+  door: ReturnType<typeof createDoor>;
+  signOut: string;
+  /** Open consoles per tenant homed here (by epoch: a tenant that moved away and back gets a new one). */
+  consoles: Map<string, { epoch: number; ui: WebConsole }>;
+  lastRefusalLog: number;
+}
+
 /** The console for a worker, or null (logged) when listening beyond loopback without its safeguards. */
 export function mountFleetConsole(opts: FleetConsoleOptions): { ui: FleetConsole | null; tls: TlsMaterial | undefined } {
   const { config, logger } = opts;
@@ -92,105 +104,14 @@ export function mountFleetConsole(opts: FleetConsoleOptions): { ui: FleetConsole
     return { ui: null, tls: readTlsMaterial(config.ui) };
   }
   const { token, tls } = readConsoleSecrets(config.ui, logger);
-  const policy = hostPolicy(opts.host, config.ui.hosts);
   const secure = tls !== undefined;
-  let lastRefusalLog = 0;
-  const fail = (res: ServerResponse, e: unknown, head: boolean): void => {
-    logger.error({ err: e instanceof Error ? (e.stack ?? e.message) : String(e) }, 'fleet console page failed');
-    send(res, 500, TEXT, 'The page could not be built. The details are in the log.\n', head);
-  };
-  const door = createDoor({ base: BASE, token, sessionMs: config.ui.sessionHours * 3_600_000, secureCookie: secure || config.ui.behindTlsProxy, logger, send, fail: (res, e) => fail(res, e, false) });
-  const signOut = token === null ? '' : signOutForm(BASE).text;
-  /** Open consoles per tenant homed here (by epoch: a tenant that moved away and back gets a new one). */
-  const consoles = new Map<string, { epoch: number; ui: WebConsole }>();
-
-  const tenantConsole = (t: LocalTenant): WebConsole | null => {
-    const open = consoles.get(t.name);
-    if (open && open.epoch === t.epoch) return open.ui;
-    open?.ui.close();
-    consoles.delete(t.name);
-    if (!t.config) return null;
-    const ui = createConsole({
-      dbPath: tenantDbPath(opts.dataDir, t.name),
-      // the tenant's settings, with the worker's console rules (hosts, sessions)
-      config: { ...t.config, ui: config.ui },
-      // the worker's door (below) has signed the request in already
-      token: null,
-      logger: logger.child({ tenant: t.name }),
-      base: `${BASE}/t/${encodeURIComponent(t.name)}`,
-      schedule: scheduleView(t.config),
-      listenHost: opts.host,
-      tls: secure,
-      live: () => {
-        const h = t.health()?.body as HealthBody | undefined;
-        return h ? { status: h.status, reason: h.reason, running: h.running } : null;
-      },
-    });
-    consoles.set(t.name, { epoch: t.epoch, ui });
-    return ui;
-  };
-
-  const handle = (req: IncomingMessage, res: ServerResponse): void => {
-    const head = req.method === 'HEAD';
-    const v = judgeRequest(req, policy, { tls: secure });
-    if (!v.ok) {
-      if (Date.now() - lastRefusalLog > 60_000) {
-        lastRefusalLog = Date.now();
-        logger.warn({ reason: v.reason, from: req.socket.remoteAddress }, 'console request refused (foreign host or another site; further ones this minute not logged)');
-      }
-      return send(res, v.status, TEXT, `refused: ${v.reason}. The console answers only to its own address (loopback, its listen address, ui.hosts) and to its own pages.\n`, head);
-    }
-    const path = (req.url ?? '/').split('?')[0]!;
-    if (path === BASE) return send(res, 308, TEXT, '', head, { location: `${BASE}/` });
-    if (path === `${BASE}/static/console.css`) return send(res, 200, 'text/css; charset=utf-8', CONSOLE_CSS, head, { 'cache-control': 'public, max-age=3600' });
-    if (path === `${BASE}/login`) return door.login(req, res);
-    if (path === `${BASE}/logout`) return door.logout(req, res);
-    if (req.method !== 'GET' && !head) return send(res, 405, TEXT, 'method not allowed: the console is read-only\n', false, { allow: 'GET, HEAD' });
-    const verdict = door.authorise(req);
-    if (typeof verdict === 'object') return send(res, 429, TEXT, `too many wrong tokens from this address: try again in ${verdict.retryAfter} s\n`, head, { 'retry-after': String(verdict.retryAfter) });
-    if (verdict === 'no') {
-      const wantsHtml = (req.headers.accept ?? '').includes('text/html');
-      return wantsHtml
-        ? send(res, 401, HTML, loginPage(BASE, null).text, head, { 'www-authenticate': 'Bearer realm="wbsync console"' })
-        : send(res, 401, TEXT, 'unauthorised: send Authorization: Bearer <the token in ui.tokenFile>\n', head, { 'www-authenticate': 'Bearer realm="wbsync console"' });
-    }
-    const local = opts.local();
-    for (const name of consoles.keys()) {
-      if (!local.some((t) => t.name === name)) {
-        consoles.get(name)!.ui.close();
-        consoles.delete(name);
-      }
-    }
-    if (path === `${BASE}/`) {
-      opts.status().then(
-        (s) => send(res, 200, HTML, fleetPage(opts.workerId, s, new Set(local.map((t) => t.name)), signOut).text, head),
-        (e: unknown) => fail(res, e, head),
-      );
-      return;
-    }
-    const m = /^\/ui\/t\/([^/]+)(\/.*)?$/.exec(path);
-    let name = '';
-    try {
-      name = m ? decodeURIComponent(m[1]!) : '';
-    } catch {
-      name = '';
-    }
-    const t = local.find((x) => x.name === name);
-    if (!t) return send(res, 404, HTML, page({ base: BASE, title: 'Not found', section: 'none', bare: true, body: html`<h1>Not found</h1><div class="card"><p class="text">No tenant of this worker at that address: its backup is opened on the worker it is homed on.</p><p><a href="${BASE}/">Back to the fleet</a></p></div>` }).text, head);
-    let ui: WebConsole | null;
-    try {
-      ui = tenantConsole(t);
-    } catch (e) {
-      return fail(res, e, head);
-    }
-    if (!ui) return send(res, 503, TEXT, 'this tenant has not started on this worker yet: try again shortly\n', head, { 'retry-after': '5' });
-    return ui.handle(req, res);
-  };
-
+  const door = createDoor({ base: BASE, token, sessionMs: config.ui.sessionHours * 3_600_000, secureCookie: secure || config.ui.behindTlsProxy, logger, send, fail: (res, e) => fail(logger, res, e, false) });
+  const ctx: ConsoleContext = { opts, policy: hostPolicy(opts.host, config.ui.hosts), secure, door, signOut: token === null ? '' : signOutForm(BASE).text, consoles: new Map(), lastRefusalLog: 0 };
+  const { consoles } = ctx;
   return {
     ui: {
       base: BASE,
-      handle,
+      handle: (req, res) => handleRequest(ctx, req, res),
       release(tenant) {
         consoles.get(tenant)?.ui.close();
         consoles.delete(tenant);
@@ -202,4 +123,109 @@ export function mountFleetConsole(opts: FleetConsoleOptions): { ui: FleetConsole
     },
     tls,
   };
+}
+
+function fail(logger: Logger, res: ServerResponse, e: unknown, head: boolean): void {
+  logger.error({ err: e instanceof Error ? (e.stack ?? e.message) : String(e) }, 'fleet console page failed');
+  send(res, 500, TEXT, 'The page could not be built. The details are in the log.\n', head);
+}
+
+/** A request under /ui: judged (host, origin), then the console's own files and the sign-in, then
+ * (signed in) the Fleet page or a tenant's console. */
+function handleRequest(ctx: ConsoleContext, req: IncomingMessage, res: ServerResponse): void {
+  const { door, opts } = ctx;
+  const head = req.method === 'HEAD';
+  const v = judgeRequest(req, ctx.policy, { tls: ctx.secure });
+  if (!v.ok) {
+    if (Date.now() - ctx.lastRefusalLog > 60_000) {
+      ctx.lastRefusalLog = Date.now();
+      opts.logger.warn({ reason: v.reason, from: req.socket.remoteAddress }, 'console request refused (foreign host or another site; further ones this minute not logged)');
+    }
+    return send(res, v.status, TEXT, `refused: ${v.reason}. The console answers only to its own address (loopback, its listen address, ui.hosts) and to its own pages.\n`, head);
+  }
+  const path = (req.url ?? '/').split('?')[0]!;
+  if (path === BASE) return send(res, 308, TEXT, '', head, { location: `${BASE}/` });
+  if (path === `${BASE}/static/console.css`) return send(res, 200, 'text/css; charset=utf-8', CONSOLE_CSS, head, { 'cache-control': 'public, max-age=3600' });
+  if (path === `${BASE}/login`) return door.login(req, res);
+  if (path === `${BASE}/logout`) return door.logout(req, res);
+  if (req.method !== 'GET' && !head) return send(res, 405, TEXT, 'method not allowed: the console is read-only\n', false, { allow: 'GET, HEAD' });
+  const verdict = door.authorise(req);
+  if (typeof verdict === 'object') return send(res, 429, TEXT, `too many wrong tokens from this address: try again in ${verdict.retryAfter} s\n`, head, { 'retry-after': String(verdict.retryAfter) });
+  if (verdict === 'no') {
+    const wantsHtml = (req.headers.accept ?? '').includes('text/html');
+    return wantsHtml
+      ? send(res, 401, HTML, loginPage(BASE, null).text, head, { 'www-authenticate': 'Bearer realm="wbsync console"' })
+      : send(res, 401, TEXT, 'unauthorised: send Authorization: Bearer <the token in ui.tokenFile>\n', head, { 'www-authenticate': 'Bearer realm="wbsync console"' });
+  }
+  const local = opts.local();
+  closeDeparted(ctx, local);
+  if (path === `${BASE}/`) {
+    opts.status().then(
+      (s) => send(res, 200, HTML, fleetPage(opts.workerId, s, new Set(local.map((t) => t.name)), ctx.signOut).text, head),
+      (e: unknown) => fail(opts.logger, res, e, head),
+    );
+    return;
+  }
+  serveTenant(ctx, req, res, path, local);
+}
+
+/** Closes the consoles of tenants no longer homed here. */
+function closeDeparted(ctx: ConsoleContext, local: LocalTenant[]): void {
+  for (const name of ctx.consoles.keys()) {
+    if (!local.some((t) => t.name === name)) {
+      ctx.consoles.get(name)!.ui.close();
+      ctx.consoles.delete(name);
+    }
+  }
+}
+
+/** /ui/t/NAME/...: the console of a tenant homed here (404 for any other, 503 until it has started). */
+function serveTenant(ctx: ConsoleContext, req: IncomingMessage, res: ServerResponse, path: string, local: LocalTenant[]): void {
+  const head = req.method === 'HEAD';
+  const m = /^\/ui\/t\/([^/]+)(\/.*)?$/.exec(path);
+  let name = '';
+  try {
+    name = m ? decodeURIComponent(m[1]!) : '';
+  } catch {
+    name = '';
+  }
+  const t = local.find((x) => x.name === name);
+  if (!t) return send(res, 404, HTML, page({ base: BASE, title: 'Not found', section: 'none', bare: true, body: html`<h1>Not found</h1><div class="card"><p class="text">No tenant of this worker at that address: its backup is opened on the worker it is homed on.</p><p><a href="${BASE}/">Back to the fleet</a></p></div>` }).text, head);
+  let ui: WebConsole | null;
+  try {
+    ui = tenantConsole(ctx, t);
+  } catch (e) {
+    return fail(ctx.opts.logger, res, e, head);
+  }
+  if (!ui) return send(res, 503, TEXT, 'this tenant has not started on this worker yet: try again shortly\n', head, { 'retry-after': '5' });
+  return ui.handle(req, res);
+}
+
+/** The console over a local tenant's own database, opened on first use (null until it has its settings). */
+function tenantConsole(ctx: ConsoleContext, t: LocalTenant): WebConsole | null {
+  const { opts, consoles } = ctx;
+  const { config, logger } = opts;
+  const open = consoles.get(t.name);
+  if (open && open.epoch === t.epoch) return open.ui;
+  open?.ui.close();
+  consoles.delete(t.name);
+  if (!t.config) return null;
+  const ui = createConsole({
+    dbPath: tenantDbPath(opts.dataDir, t.name),
+    // the tenant's settings, with the worker's console rules (hosts, sessions)
+    config: { ...t.config, ui: config.ui },
+    // the worker's door (handleRequest) has signed the request in already
+    token: null,
+    logger: logger.child({ tenant: t.name }),
+    base: `${BASE}/t/${encodeURIComponent(t.name)}`,
+    schedule: scheduleView(t.config),
+    listenHost: opts.host,
+    tls: ctx.secure,
+    live: () => {
+      const h = t.health()?.body as HealthBody | undefined;
+      return h ? { status: h.status, reason: h.reason, running: h.running } : null;
+    },
+  });
+  consoles.set(t.name, { epoch: t.epoch, ui });
+  return ui;
 }

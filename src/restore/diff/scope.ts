@@ -106,37 +106,29 @@ function selectionOf(s: NonNullable<DiffScopeOptions['selection']>, a: ModuleTre
   return { kinds: s.kinds?.length ? new Set(s.kinds) : null, columns: columnIdsOf(s.columns, [...a.columns, ...b.columns], a.module.name), records: set(s.records), collections: set(s.collections) };
 }
 
+/** What every module and workspace of one diff shares: the two sides and how they pair. */
+interface DiffRun {
+  store: Store;
+  opts: DiffScopeOptions;
+  a: Sides;
+  b: Sides;
+  isLive: boolean;
+  /** Modules wbsync restored, by their old id: compared with the copy when gone live. */
+  restored: ReturnType<typeof restoredModules>;
+  base: DiffOptions;
+}
+
 /** `client` and `readLive` (the sync crawler, through restore's port) are needed against live only. */
 export async function runDiff(deps: { client?: ServiceClient; readLive?: LiveModuleReader; store: Store }, opts: DiffScopeOptions): Promise<DiffReport> {
   const { store } = deps;
-  let snapshot = opts.snapshotId ?? store.latestCompleteSnapshot();
-  if (snapshot === null || snapshot === undefined) throw new WbsyncError('usage', 'no complete snapshot to compare', { hint: "run 'wbsync sync' first" });
-  let aState = store.stateAt(snapshot);
-  if (!aState) throw new WbsyncError('usage', `snapshot ${snapshot} does not exist or is not complete`);
+  const from = snapshotSide(store, opts);
+  const { snapshot, aState, pairing } = from;
+  opts = from.opts;
   const against = opts.against ?? 'live';
-  let pairing: string | undefined;
-  if (opts.moduleId && !opts.restoredAs && !aState.module(opts.moduleId)) {
-    // a restored module (or a restore's copy): paired with the snapshot it came from
-    const p = pairRestoredModule(store, opts.moduleId, { asked: opts.snapshotId, snapshot, live: against === 'live' });
-    opts = { ...opts, moduleId: p.moduleId, ...(p.restoredAs ? { restoredAs: p.restoredAs } : {}) };
-    snapshot = p.snapshot;
-    aState = store.stateAt(snapshot)!;
-    pairing = p.note;
-  }
   const a = offline(aState);
-  let b: Sides;
-  if (against === 'live') {
-    if (!deps.client) throw new WbsyncError('usage', 'diff against live needs the service (baseUrl and key)');
-    if (!deps.readLive) throw new WbsyncError('internal', 'diff against live was given no live module reader');
-    b = live(deps.client, deps.readLive, aState);
-  } else {
-    const bState = store.stateAt(against);
-    if (!bState) throw new WbsyncError('usage', `snapshot ${against} does not exist or is not complete`);
-    b = offline(bState);
-  }
+  const b = otherSide(deps, against, aState);
   const isLive = against === 'live';
-  const restored = isLive ? restoredModules(store.db) : new Map();
-  const base: DiffOptions = { matchBy: 'id', bHidesArchived: isLive };
+  const run: DiffRun = { store, opts, a, b, isLive, restored: isLive ? restoredModules(store.db) : new Map(), base: { matchBy: 'id', bHidesArchived: isLive } };
 
   const report: DiffReport = { snapshot, against, modules: [], workspaces: [], differences: 0, ...(pairing ? { pairing } : {}) };
   const modulesOfA = opts.moduleId ? [aState.module(opts.moduleId)].filter((m): m is Module => m !== null) : null;
@@ -148,56 +140,103 @@ export async function runDiff(deps: { client?: ServiceClient; readLive?: LiveMod
   else workspaces = [...new Set([...(await a.workspaces()), ...(await b.workspaces())])].sort();
 
   for (const ws of workspaces) {
-    const aMods = modulesOfA ?? (await a.modules(ws));
-    const bMods = await b.modules(ws).catch(() => [] as Module[]);
-    const bById = new Map(bMods.map((m) => [m.id, m]));
-    const liveIds = new Set(bMods.map((m) => m.id));
-    const journalMap = isLive ? restoredIdMap(store.db, liveIds) : new Map<string, string>();
-    const wsEntries: EntityDiff[] = [];
-    const pairedB = new Set<string>();
-    for (const am of aMods) {
-      let target = bById.get(am.id);
-      let opt: DiffOptions = base;
-      const explicit = opts.restoredAs && modulesOfA ? opts.restoredAs : undefined;
-      const viaJournal = restored.get(am.id)?.newModuleId;
-      if (explicit || (!target && viaJournal && bById.has(viaJournal))) {
-        const id = explicit ?? viaJournal!;
-        target = bById.get(id) ?? (await b.modules(ws)).find((m) => m.id === id);
-        if (!target) throw new WbsyncError('usage', `module ${id} is not live in workspace ${ws}`);
-        opt = { ...base, matchBy: 'shape', idMap: journalMap, acrossRestore: true, attribution: opts.attribution };
-      }
-      if (!target) {
-        wsEntries.push({ entity: 'module', change: 'removed', id: am.id, label: am.name });
-        continue;
-      }
-      pairedB.add(target.id);
-      // objects a rollback recreated with new ids pair with the snapshot's (amendments it re-posted
-      // carry the attribution line and the restorer as author)
-      const rolled = isLive && opt.matchBy === 'id' ? rolledBackIdMap(store.db, am.id) : new Map<string, string>();
-      if (rolled.size) opt = { ...opt, idMap: rolled, acrossRestore: true, attribution: opts.attribution };
-      const [aTree, bTree] = [await a.tree(am, ws), await b.tree(target, ws)];
-      const d = diffModuleTrees(aTree, bTree, opt);
-      if (opts.selection) d.entries = filterEntries(d.entries, aTree, bTree, opt.idMap ?? new Map(), selectionOf(opts.selection, aTree, bTree));
-      report.modules.push(d);
-      report.differences += d.entries.length;
-    }
-    if (!modulesOfA) {
-      const restoredCopies = new Set([...restored.values()].map((r) => r.newModuleId));
-      for (const bm of bMods) if (!pairedB.has(bm.id) && !restoredCopies.has(bm.id)) wsEntries.push({ entity: 'module', change: 'added', id: bm.id, label: bm.name });
-      wsEntries.push(
-        ...compareById('member', await a.members(ws), await b.members(ws).catch(() => []), (m) => m.userId, memberName, (m) => ({ role: m.role, status: m.status })),
-        ...compareById('workspaceAutomation', await a.automations(ws), await b.automations(ws).catch(() => []), (x) => x.id, (x) => x.name, (x) => ({
-          name: x.name,
-          trigger: x.trigger,
-          conditions: x.conditions,
-          match: x.match,
-          actions: x.actions,
-          isActive: x.isActive,
-        })),
-      );
-    }
+    const wsEntries = await diffWorkspace(run, ws, modulesOfA, report);
     if (wsEntries.length) report.workspaces.push({ workspaceId: ws, entries: wsEntries });
     report.differences += wsEntries.length;
   }
   return report;
+}
+
+/** The snapshot side: the one asked for (or the latest complete); a module it does not hold that
+ * wbsync restored (or a restore's copy) is paired with the snapshot it came from. */
+function snapshotSide(store: Store, opts: DiffScopeOptions): { snapshot: number; aState: StateReader; opts: DiffScopeOptions; pairing?: string } {
+  let snapshot = opts.snapshotId ?? store.latestCompleteSnapshot();
+  if (snapshot === null || snapshot === undefined) throw new WbsyncError('usage', 'no complete snapshot to compare', { hint: "run 'wbsync sync' first" });
+  const aState = store.stateAt(snapshot);
+  if (!aState) throw new WbsyncError('usage', `snapshot ${snapshot} does not exist or is not complete`);
+  if (!opts.moduleId || opts.restoredAs || aState.module(opts.moduleId)) return { snapshot, aState, opts };
+  const p = pairRestoredModule(store, opts.moduleId, { asked: opts.snapshotId, snapshot, live: (opts.against ?? 'live') === 'live' });
+  snapshot = p.snapshot;
+  return { snapshot, aState: store.stateAt(snapshot)!, opts: { ...opts, moduleId: p.moduleId, ...(p.restoredAs ? { restoredAs: p.restoredAs } : {}) }, pairing: p.note };
+}
+
+/** The other side: live (through the service) or another snapshot. */
+function otherSide(deps: { client?: ServiceClient; readLive?: LiveModuleReader; store: Store }, against: 'live' | number, aState: StateReader): Sides {
+  if (against === 'live') {
+    if (!deps.client) throw new WbsyncError('usage', 'diff against live needs the service (baseUrl and key)');
+    if (!deps.readLive) throw new WbsyncError('internal', 'diff against live was given no live module reader');
+    return live(deps.client, deps.readLive, aState);
+  }
+  const bState = deps.store.stateAt(against);
+  if (!bState) throw new WbsyncError('usage', `snapshot ${against} does not exist or is not complete`);
+  return offline(bState);
+}
+
+/** One workspace: each module of a against its counterpart (into the report), and the entries of
+ * the workspace itself (modules removed, and unless one module was asked, added, members, automations). */
+async function diffWorkspace(run: DiffRun, ws: string, modulesOfA: Module[] | null, report: DiffReport): Promise<EntityDiff[]> {
+  const aMods = modulesOfA ?? (await run.a.modules(ws));
+  const bMods = await run.b.modules(ws).catch(() => [] as Module[]);
+  const bById = new Map(bMods.map((m) => [m.id, m]));
+  const liveIds = new Set(bMods.map((m) => m.id));
+  const journalMap = run.isLive ? restoredIdMap(run.store.db, liveIds) : new Map<string, string>();
+  const wsEntries: EntityDiff[] = [];
+  const pairedB = new Set<string>();
+  for (const am of aMods) {
+    const paired = await counterpart(run, am, ws, bById, journalMap, modulesOfA);
+    if (!paired) {
+      wsEntries.push({ entity: 'module', change: 'removed', id: am.id, label: am.name });
+      continue;
+    }
+    pairedB.add(paired.target.id);
+    const [aTree, bTree] = [await run.a.tree(am, ws), await run.b.tree(paired.target, ws)];
+    const d = diffModuleTrees(aTree, bTree, paired.opt);
+    if (run.opts.selection) d.entries = filterEntries(d.entries, aTree, bTree, paired.opt.idMap ?? new Map(), selectionOf(run.opts.selection, aTree, bTree));
+    report.modules.push(d);
+    report.differences += d.entries.length;
+  }
+  if (!modulesOfA) wsEntries.push(...(await workspaceEntries(run, ws, bMods, pairedB)));
+  return wsEntries;
+}
+
+/** The b-side module a module of a is compared with, and how: by id (the same module), by shape
+ * (--restored-as, or its restored copy when gone), or through a rollback's new ids; null: gone. */
+async function counterpart(run: DiffRun, am: Module, ws: string, bById: Map<string, Module>, journalMap: Map<string, string>, modulesOfA: Module[] | null): Promise<{ target: Module; opt: DiffOptions } | null> {
+  const { opts, base } = run;
+  let target = bById.get(am.id);
+  let opt: DiffOptions = base;
+  const explicit = opts.restoredAs && modulesOfA ? opts.restoredAs : undefined;
+  const viaJournal = run.restored.get(am.id)?.newModuleId;
+  if (explicit || (!target && viaJournal && bById.has(viaJournal))) {
+    const id = explicit ?? viaJournal!;
+    target = bById.get(id) ?? (await run.b.modules(ws)).find((m) => m.id === id);
+    if (!target) throw new WbsyncError('usage', `module ${id} is not live in workspace ${ws}`);
+    opt = { ...base, matchBy: 'shape', idMap: journalMap, acrossRestore: true, attribution: opts.attribution };
+  }
+  if (!target) return null;
+  // objects a rollback recreated with new ids pair with the snapshot's (amendments it re-posted
+  // carry the attribution line and the restorer as author)
+  const rolled = run.isLive && opt.matchBy === 'id' ? rolledBackIdMap(run.store.db, am.id) : new Map<string, string>();
+  if (rolled.size) opt = { ...opt, idMap: rolled, acrossRestore: true, attribution: opts.attribution };
+  return { target, opt };
+}
+
+/** The workspace's own entries: live modules neither paired nor a restored copy, members, automations. */
+async function workspaceEntries(run: DiffRun, ws: string, bMods: Module[], pairedB: Set<string>): Promise<EntityDiff[]> {
+  const { a, b } = run;
+  const out: EntityDiff[] = [];
+  const restoredCopies = new Set([...run.restored.values()].map((r) => r.newModuleId));
+  for (const bm of bMods) if (!pairedB.has(bm.id) && !restoredCopies.has(bm.id)) out.push({ entity: 'module', change: 'added', id: bm.id, label: bm.name });
+  out.push(
+    ...compareById('member', await a.members(ws), await b.members(ws).catch(() => []), (m) => m.userId, memberName, (m) => ({ role: m.role, status: m.status })),
+    ...compareById('workspaceAutomation', await a.automations(ws), await b.automations(ws).catch(() => []), (x) => x.id, (x) => x.name, (x) => ({
+      name: x.name,
+      trigger: x.trigger,
+      conditions: x.conditions,
+      match: x.match,
+      actions: x.actions,
+      isActive: x.isActive,
+    })),
+  );
+  return out;
 }

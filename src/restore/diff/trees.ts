@@ -118,119 +118,169 @@ function compareSets<T>(
   for (const s of b) if (!seen.has(key(s, 'b'))) out.push({ entity, change: 'added', id: s.id, label: s.label });
 }
 
+
+/** How the a side maps onto the b side, and what every comparison shares. */
+interface Pairing {
+  /** An a-side value with the ids inside it translated to b's. */
+  t: (v: unknown) => unknown;
+  /** An a-side id as b's. */
+  tid: (id: string | null) => string | null;
+  /** Records of a left out (archived, where b cannot list them), with all beneath them. */
+  hidden: ReadonlySet<string>;
+  /** Names for labels: the a side's (the snapshot's), b's only for what a lacks. */
+  recName: ReadonlyMap<string, string>;
+  colName: ReadonlyMap<string, string>;
+  collName: ReadonlyMap<string, string>;
+  entries: EntityDiff[];
+}
+
+function byId<T extends { id: string }>(list: T[], label: (x: T) => string): Side<T>[] {
+  return list.map((x) => ({ id: x.id, label: label(x), item: x }));
+}
+
+/** The same object on both sides: a's id translated is b's. */
+function idKey(p: Pairing): <T>(s: Side<T>, side: 'a' | 'b') => string {
+  return (s, side) => (side === 'a' ? p.tid(s.id)! : s.id);
+}
+
 export function diffModuleTrees(a: ModuleTree, b: ModuleTree, opts: DiffOptions): ModuleDiff {
   const map: Map<string, string> = opts.matchBy === 'shape' ? matchByShape(a, b, opts.idMap) : new Map(opts.idMap ?? []);
-  const t = (v: unknown): unknown => translateIds(v, map);
   const tid = (id: string | null): string | null => (id === null ? null : (map.get(id) ?? id));
-  const entries: EntityDiff[] = [];
   const notes: string[] = [];
+  const p: Pairing = {
+    t: (v) => translateIds(v, map),
+    tid,
+    hidden: opts.bHidesArchived ? archivedUnlisted(a, b, tid, notes) : new Set(),
+    colName: new Map([...b.columns, ...a.columns].map((c) => [c.id, c.name])),
+    recName: new Map([...b.records, ...a.records].map((r) => [r.id, r.name])),
+    collName: new Map([...b.collections, ...a.collections].map((c) => [c.id, c.name])),
+    entries: [],
+  };
+  compareModule(p, a, b);
+  compareCollections(p, a, b);
+  compareColumns(p, a, b);
+  compareRecords(p, a, b);
+  compareCells(p, a, b);
+  compareAmendments(p, a, b, opts);
+  compareAutomations(p, a, b);
+  compareGrants(p, a, b, notes);
+  return { moduleId: a.module.id, otherModuleId: b.module.id, name: a.module.name, entries: p.entries, notes };
+}
 
-  // Records the b side cannot list (archived before a live read) drop out with all beneath them.
+/** Records the b side cannot list (archived before a live read) drop out with all beneath them. */
+function archivedUnlisted(a: ModuleTree, b: ModuleTree, tid: Pairing['tid'], notes: string[]): Set<string> {
   const bIds = new Set(b.records.map((r) => r.id));
   const hidden = new Set<string>();
-  if (opts.bHidesArchived) {
-    for (const r of a.records) {
-      if (!bIds.has(tid(r.id)!) && (r.isArchived || (r.parentRecordId !== null && hidden.has(r.parentRecordId)))) hidden.add(r.id);
-    }
-    if (hidden.size) notes.push(`${hidden.size} archived record(s) not compared: the service cannot list archived records`);
+  for (const r of a.records) {
+    if (!bIds.has(tid(r.id)!) && (r.isArchived || (r.parentRecordId !== null && hidden.has(r.parentRecordId)))) hidden.add(r.id);
   }
-  const aRecords = a.records.filter((r) => !hidden.has(r.id));
+  if (hidden.size) notes.push(`${hidden.size} archived record(s) not compared: the service cannot list archived records`);
+  return hidden;
+}
 
-  // Labels use the a side's names (the snapshot's), b's only for what a lacks.
-  const colName = new Map([...b.columns, ...a.columns].map((c) => [c.id, c.name]));
-  const recName = new Map([...b.records, ...a.records].map((r) => [r.id, r.name]));
-  const collName = new Map([...b.collections, ...a.collections].map((c) => [c.id, c.name]));
-
+function compareModule(p: Pairing, a: ModuleTree, b: ModuleTree): void {
   const moduleKeys: (keyof ModuleTree['module'])[] = ['name', 'description', 'icon', 'color', 'visibility', 'tags'];
   const moduleFields = changes(fieldsOf(a.module, moduleKeys), fieldsOf(b.module, moduleKeys));
-  if (moduleFields.length) entries.push({ entity: 'module', change: 'changed', id: a.module.id, label: a.module.name, fields: moduleFields });
+  if (moduleFields.length) p.entries.push({ entity: 'module', change: 'changed', id: a.module.id, label: a.module.name, fields: moduleFields });
+}
 
-  const byId = <T extends { id: string }>(list: T[], label: (x: T) => string): Side<T>[] => list.map((x) => ({ id: x.id, label: label(x), item: x }));
-  const idKey = <T>(s: Side<T>, side: 'a' | 'b'): string => (side === 'a' ? tid(s.id)! : s.id);
+function compareCollections(p: Pairing, a: ModuleTree, b: ModuleTree): void {
+  compareSets('collection', byId(a.collections, (c) => c.name), byId(b.collections, (c) => c.name), idKey(p), (c) => fieldsOf(c, ['name', 'color', 'position', 'isCollapsed']), p.entries);
+}
 
-  compareSets('collection', byId(a.collections, (c) => c.name), byId(b.collections, (c) => c.name), idKey, (c) => fieldsOf(c, ['name', 'color', 'position', 'isCollapsed']), entries);
-
+function compareColumns(p: Pairing, a: ModuleTree, b: ModuleTree): void {
   const colLabel = (c: Column): string => `${c.name}${c.scope === 'subrecord' ? ' (sub-record column)' : ''}`;
   compareSets(
     'column',
     byId(a.columns, colLabel),
     byId(b.columns, colLabel),
-    idKey,
+    idKey(p),
     (c, side) => {
       const f = fieldsOf(c, ['scope', 'name', 'type', 'position', 'width', 'isRequired', 'isHidden', 'statusOptions', 'settings']);
-      return side === 'a' ? { ...f, settings: t(f.settings) } : f;
+      return side === 'a' ? { ...f, settings: p.t(f.settings) } : f;
     },
-    entries,
+    p.entries,
   );
+}
 
+function compareRecords(p: Pairing, a: ModuleTree, b: ModuleTree): void {
   const recLabel = (r: BoardRecord): string =>
-    r.parentRecordId ? `${recName.get(r.parentRecordId) ?? r.parentRecordId} › ${r.name}` : `${collName.get(r.collectionId ?? '') ?? '?'} / ${r.name}`;
+    r.parentRecordId ? `${p.recName.get(r.parentRecordId) ?? r.parentRecordId} › ${r.name}` : `${p.collName.get(r.collectionId ?? '') ?? '?'} / ${r.name}`;
+  const aRecords = a.records.filter((r) => !p.hidden.has(r.id));
   compareSets(
     'record',
     byId(aRecords, recLabel),
     byId(b.records, recLabel),
-    idKey,
+    idKey(p),
     (r, side) => {
       const f = fieldsOf(r, ['name', 'collectionId', 'parentRecordId', 'position', 'isCompleted', 'isArchived']);
       // Sub-records' collection is the service's business (it may follow the parent or be null).
       if (r.parentRecordId !== null) delete f.collectionId;
-      return side === 'a' ? (t(f) as Record<string, unknown>) : f;
+      return side === 'a' ? (p.t(f) as Record<string, unknown>) : f;
     },
-    entries,
+    p.entries,
   );
+}
 
-  // Cells are identified by (record, column): a restored cell has a new id of its own.
-  const cellLabel = (c: Cell): string => `${recName.get(c.recordId) ?? c.recordId} · ${colName.get(c.columnId ?? '') ?? '(deleted column)'}`;
-  const aCells = a.cells.filter((c) => !hidden.has(c.recordId));
+/** Cells are identified by (record, column): a restored cell has a new id of its own. */
+function compareCells(p: Pairing, a: ModuleTree, b: ModuleTree): void {
+  const cellLabel = (c: Cell): string => `${p.recName.get(c.recordId) ?? c.recordId} · ${p.colName.get(c.columnId ?? '') ?? '(deleted column)'}`;
+  const aCells = a.cells.filter((c) => !p.hidden.has(c.recordId));
   compareSets(
     'cell',
     byId(aCells, cellLabel),
     byId(b.cells, cellLabel),
-    (s, side) => (side === 'a' ? `${tid(s.item.recordId)}|${tid(s.item.columnId)}` : `${s.item.recordId}|${s.item.columnId}`),
-    (c, side) => ({ value: side === 'a' ? t(cellData(c.value)) : cellData(c.value) }),
-    entries,
+    (s, side) => (side === 'a' ? `${p.tid(s.item.recordId)}|${p.tid(s.item.columnId)}` : `${s.item.recordId}|${s.item.columnId}`),
+    (c, side) => ({ value: side === 'a' ? p.t(cellData(c.value)) : cellData(c.value) }),
+    p.entries,
   );
+}
 
+/** Across a restore, b's authors and times are the restorer's and its messages carry the
+ * attribution line: those are not compared. */
+function compareAmendments(p: Pairing, a: ModuleTree, b: ModuleTree, opts: DiffOptions): void {
   const strip = opts.acrossRestore && opts.attribution ? attributionPattern(opts.attribution) : null;
   const amendmentLabel = (x: Amendment, list: Amendment[]): string => {
     const thread = threadOrder(list.filter((y) => y.recordId === x.recordId));
-    return `${recName.get(x.recordId) ?? x.recordId} amendment #${thread.indexOf(x) + 1}${x.parentId ? ' (reply)' : ''}`;
+    return `${p.recName.get(x.recordId) ?? x.recordId} amendment #${thread.indexOf(x) + 1}${x.parentId ? ' (reply)' : ''}`;
   };
-  const aAmendments = a.amendments.filter((x) => !hidden.has(x.recordId));
+  const aAmendments = a.amendments.filter((x) => !p.hidden.has(x.recordId));
   compareSets(
     'amendment',
     aAmendments.map((x) => ({ id: x.id, label: amendmentLabel(x, aAmendments), item: x })),
     b.amendments.map((x) => ({ id: x.id, label: amendmentLabel(x, b.amendments), item: x })),
-    idKey,
+    idKey(p),
     (x, side) => {
       const message = side === 'b' && strip ? stripAttribution(x.message, strip) : x.message;
-      const f: Record<string, unknown> = { parentId: side === 'a' ? tid(x.parentId) : x.parentId, message, edited: x.edited, isDeleted: x.isDeleted };
+      const f: Record<string, unknown> = { parentId: side === 'a' ? p.tid(x.parentId) : x.parentId, message, edited: x.edited, isDeleted: x.isDeleted };
       if (!opts.acrossRestore) Object.assign(f, { userId: x.userId, createdAt: x.createdAt });
       return f;
     },
-    entries,
+    p.entries,
   );
+}
 
+function compareAutomations(p: Pairing, a: ModuleTree, b: ModuleTree): void {
   compareSets(
     'automation',
     byId(a.automations, (x) => x.name),
     byId(b.automations, (x) => x.name),
-    idKey,
+    idKey(p),
     (x, side) => {
       const f = fieldsOf(x, ['name', 'scope', 'trigger', 'conditions', 'match', 'actions', 'isActive']);
-      return side === 'a' ? (t(f) as Record<string, unknown>) : f;
+      return side === 'a' ? (p.t(f) as Record<string, unknown>) : f;
     },
-    entries,
+    p.entries,
   );
+}
 
+function compareGrants(p: Pairing, a: ModuleTree, b: ModuleTree, notes: string[]): void {
   if (a.grants && b.grants) {
     const bg = new Set(b.grants);
     const ag = new Set(a.grants);
-    for (const u of a.grants) if (!bg.has(u)) entries.push({ entity: 'grant', change: 'removed', id: u, label: `access for user ${u}` });
-    for (const u of b.grants) if (!ag.has(u)) entries.push({ entity: 'grant', change: 'added', id: u, label: `access for user ${u}` });
+    for (const u of a.grants) if (!bg.has(u)) p.entries.push({ entity: 'grant', change: 'removed', id: u, label: `access for user ${u}` });
+    for (const u of b.grants) if (!ag.has(u)) p.entries.push({ entity: 'grant', change: 'added', id: u, label: `access for user ${u}` });
   } else if (a.grants?.length || b.grants?.length) {
     notes.push('module-access grants not compared: the key may not read them');
   }
-
-  return { moduleId: a.module.id, otherModuleId: b.module.id, name: a.module.name, entries, notes };
 }

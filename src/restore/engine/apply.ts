@@ -121,104 +121,80 @@ function describe(step: Step): Omit<NotRestored, 'reason'> {
 }
 
 export async function applyPlan(plan: RestorePlan, env: ApplyEnv): Promise<ApplyResult> {
-  const { client, journal } = env;
-  const created: Record<string, number> = {};
-  let foundByLookup = 0;
-  const total = plan.phases.reduce((n, p) => n + p.steps.length, 0);
-  let done = 0;
-  const resolve = (oldId: string): string => {
-    const id = journal.newId(oldId);
+  const run = new PlanRun(plan, env);
+  for (const phase of plan.phases) {
+    if (env.beforePhase && phase.steps.some((s) => !env.journal.isDone(s.key))) await env.beforePhase(phase);
+    await run.phase(phase);
+  }
+  return run.result(plan.moduleId);
+}
+
+/** One invocation of a plan: what it created and found, its progress, and the rules of each phase. */
+class PlanRun {
+  private readonly journal: RunJournal;
+  private readonly ctx: StepContext;
+  private readonly created: Record<string, number> = {};
+  private foundByLookup = 0;
+  private readonly total: number;
+  private done = 0;
+
+  constructor(
+    plan: RestorePlan,
+    private readonly env: ApplyEnv,
+  ) {
+    this.journal = env.journal;
+    this.total = plan.phases.reduce((n, p) => n + p.steps.length, 0);
+    const journal = env.journal;
+    this.ctx = { client: env.client, resolve: this.resolve, workspace: (id) => journal.newId(id) ?? id, isClaimed: (id) => journal.isClaimed(id), call: { signal: env.signal } };
+  }
+
+  result(moduleId: string): ApplyResult {
+    return { newModuleId: this.journal.newId(moduleId) ?? null, created: this.created, foundByLookup: this.foundByLookup, refused: this.journal.refusals() };
+  }
+
+  /** A phase: creates a crash may have made are looked up first, then the chains run concurrently,
+   * then the chains set aside one at a time. */
+  async phase(phase: Phase): Promise<void> {
+    await this.lookUpInterrupted(phase);
+    const deferred = await this.runChains(phase);
+    await this.runDeferred(deferred);
+  }
+
+  /** The new id of an object the plan needs (its create refused: the step that needs it is too). */
+  private readonly resolve = (oldId: string): string => {
+    const id = this.journal.newId(oldId);
     if (id !== undefined) return id;
-    if (journal.isRefused(oldId)) throw new DependencyRefused(oldId);
+    if (this.journal.isRefused(oldId)) throw new DependencyRefused(oldId);
     throw new WbsyncError('internal', `restore: ${oldId} is needed before it was created`);
   };
-  const ctx: StepContext = { client, resolve, workspace: (id) => journal.newId(id) ?? id, isClaimed: (id) => journal.isClaimed(id), call: { signal: env.signal } };
-  const tick = (): void => {
-    done += 1;
-    env.onProgress?.(done, total);
-  };
 
-  const lookUp = async (step: CreateStep): Promise<boolean> => {
-    const found = await applierFor(step).lookUp!(step, ctx);
-    if (found === null) return false;
-    journal.created(step.kind, step.oldId, found);
-    foundByLookup += 1;
-    return true;
-  };
+  private tick(): void {
+    this.done += 1;
+    this.env.onProgress?.(this.done, this.total);
+  }
 
-  /** Sends the create; the new object (null when it was found or made by an earlier run). */
-  const create = async (step: CreateStep, allowUnknown: boolean): Promise<Created | null> => {
-    if (journal.newId(step.oldId) !== undefined) return null;
-    journal.intend(step.kind, step.oldId);
-    let obj: Created;
-    try {
-      obj = await applierFor(step).create!(step, ctx);
-    } catch (e) {
-      if (isUnknownOutcome(e) && allowUnknown) throw new DeferredChain([]);
-      throw e;
-    }
-    journal.created(step.kind, step.oldId, obj.id);
-    created[step.kind] = (created[step.kind] ?? 0) + 1;
-    return obj;
-  };
-
-  const refuse = (step: Step, e: WbsyncError | DependencyRefused): void => {
-    // A refused module means there is nothing to restore into: that stops the run.
-    if (step.op === 'createModule' || step.op === 'createWorkspace') throw e;
-    const made = 'oldId' in step && journal.newId(step.oldId) !== undefined;
-    const reason =
-      e instanceof DependencyRefused
-        ? `not sent: it needs ${e.oldId}, which the service refused`
-        : `${made ? 'created, but a follow-up write was refused' : 'the service refused it'}: ${e.message}`;
-    const entry: NotRestored = { ...describe(step), reason, ...(e instanceof WbsyncError && e.status !== undefined ? { status: e.status } : {}) };
-    journal.refused(step.key, 'oldId' in step && !made ? step.oldId : null, entry);
-  };
-
-  const runStep = async (step: Step, allowUnknown: boolean): Promise<void> => {
-    if (env.signal?.aborted) throw new WbsyncError('internal', 'restore interrupted', { details: { interrupted: true } });
-    if (journal.isDone(step.key)) return tick();
-    try {
-      const obj = 'oldId' in step ? await create(step, allowUnknown) : null;
-      if (step.op === 'createModule') journal.setNewModule(resolve(step.oldId));
-      await applierFor(step).finish?.(step, obj, ctx);
-      journal.stepDone(step.key);
-    } catch (e) {
-      if (e instanceof DependencyRefused || isRefusal(e)) refuse(step, e);
-      else throw e;
-    }
-    tick();
-  };
-
-  const runChain = async (chain: Step[]): Promise<void> => {
-    for (const [i, step] of chain.entries()) {
-      try {
-        await runStep(step, true);
-      } catch (e) {
-        if (e instanceof DeferredChain) throw new DeferredChain(chain.slice(i));
-        throw e;
-      }
-    }
-  };
-
-  const runPhase = async (phase: Phase): Promise<void> => {
-    // 1. Creates that may have happened before a crash: look them up while nothing is in flight.
+  /** 1. Creates that may have happened before a crash: look them up while nothing is in flight. */
+  private async lookUpInterrupted(phase: Phase): Promise<void> {
     for (const step of phase.steps) {
-      if ('oldId' in step && journal.isPending(step.oldId) && journal.newId(step.oldId) === undefined) await lookUpOrRefuse(step);
+      if ('oldId' in step && this.journal.isPending(step.oldId) && this.journal.newId(step.oldId) === undefined) await this.lookUpOrRefuse(step);
     }
-    // 2. Chains concurrently; a chain that met an unknown outcome is set aside.
+  }
+
+  /** 2. Chains concurrently; a chain that met an unknown outcome is set aside (returned). */
+  private async runChains(phase: Phase): Promise<Step[][]> {
     const chains = new Map<string, Step[]>();
     for (const s of phase.steps) {
       const k = s.chain ?? s.key;
       chains.set(k, [...(chains.get(k) ?? []), s]);
     }
-    const queue = new PQueue({ concurrency: env.parallel ?? 32 });
+    const queue = new PQueue({ concurrency: this.env.parallel ?? 32 });
     const deferred: Step[][] = [];
     const failures: unknown[] = [];
     await Promise.all(
       [...chains.values()].map((chain) =>
         queue.add(async () => {
           try {
-            await runChain(chain);
+            await this.runChain(chain);
           } catch (e) {
             if (e instanceof DeferredChain) deferred.push(e.rest);
             else failures.push(e);
@@ -227,27 +203,87 @@ export async function applyPlan(plan: RestorePlan, env: ApplyEnv): Promise<Apply
       ),
     );
     if (failures.length) throw failures[0];
-    // 3. Set-aside chains one at a time: look up first, create only if absent.
+    return deferred;
+  }
+
+  /** 3. Set-aside chains one at a time: look up first, create only if absent. */
+  private async runDeferred(deferred: Step[][]): Promise<void> {
     for (const chain of deferred) {
       const [first, ...rest] = chain;
-      if ('oldId' in first && journal.newId(first.oldId) === undefined) await lookUpOrRefuse(first);
-      await runStep(first, false);
-      for (const s of rest) await runStep(s, false);
+      if ('oldId' in first && this.journal.newId(first.oldId) === undefined) await this.lookUpOrRefuse(first);
+      await this.runStep(first, false);
+      for (const s of rest) await this.runStep(s, false);
     }
-  };
+  }
+
+  private async runChain(chain: Step[]): Promise<void> {
+    for (const [i, step] of chain.entries()) {
+      try {
+        await this.runStep(step, true);
+      } catch (e) {
+        if (e instanceof DeferredChain) throw new DeferredChain(chain.slice(i));
+        throw e;
+      }
+    }
+  }
+
+  private async runStep(step: Step, allowUnknown: boolean): Promise<void> {
+    if (this.env.signal?.aborted) throw new WbsyncError('internal', 'restore interrupted', { details: { interrupted: true } });
+    if (this.journal.isDone(step.key)) return this.tick();
+    try {
+      const obj = 'oldId' in step ? await this.create(step, allowUnknown) : null;
+      if (step.op === 'createModule') this.journal.setNewModule(this.resolve(step.oldId));
+      await applierFor(step).finish?.(step, obj, this.ctx);
+      this.journal.stepDone(step.key);
+    } catch (e) {
+      if (e instanceof DependencyRefused || isRefusal(e)) this.refuse(step, e);
+      else throw e;
+    }
+    this.tick();
+  }
+
+  /** Sends the create; the new object (null when it was found or made by an earlier run). */
+  private async create(step: CreateStep, allowUnknown: boolean): Promise<Created | null> {
+    if (this.journal.newId(step.oldId) !== undefined) return null;
+    this.journal.intend(step.kind, step.oldId);
+    let obj: Created;
+    try {
+      obj = await applierFor(step).create!(step, this.ctx);
+    } catch (e) {
+      if (isUnknownOutcome(e) && allowUnknown) throw new DeferredChain([]);
+      throw e;
+    }
+    this.journal.created(step.kind, step.oldId, obj.id);
+    this.created[step.kind] = (this.created[step.kind] ?? 0) + 1;
+    return obj;
+  }
+
+  private refuse(step: Step, e: WbsyncError | DependencyRefused): void {
+    // A refused module means there is nothing to restore into: that stops the run.
+    if (step.op === 'createModule' || step.op === 'createWorkspace') throw e;
+    const made = 'oldId' in step && this.journal.newId(step.oldId) !== undefined;
+    const reason =
+      e instanceof DependencyRefused
+        ? `not sent: it needs ${e.oldId}, which the service refused`
+        : `${made ? 'created, but a follow-up write was refused' : 'the service refused it'}: ${e.message}`;
+    const entry: NotRestored = { ...describe(step), reason, ...(e instanceof WbsyncError && e.status !== undefined ? { status: e.status } : {}) };
+    this.journal.refused(step.key, 'oldId' in step && !made ? step.oldId : null, entry);
+  }
 
   /** A lookup whose parent the service refused to create finds nothing: the step itself says so. */
-  const lookUpOrRefuse = async (step: CreateStep): Promise<void> => {
+  private async lookUpOrRefuse(step: CreateStep): Promise<void> {
     try {
-      await lookUp(step);
+      await this.lookUp(step);
     } catch (e) {
       if (!(e instanceof DependencyRefused)) throw e;
     }
-  };
-
-  for (const phase of plan.phases) {
-    if (env.beforePhase && phase.steps.some((s) => !journal.isDone(s.key))) await env.beforePhase(phase);
-    await runPhase(phase);
   }
-  return { newModuleId: journal.newId(plan.moduleId) ?? null, created, foundByLookup, refused: journal.refusals() };
+
+  private async lookUp(step: CreateStep): Promise<boolean> {
+    const found = await applierFor(step).lookUp!(step, this.ctx);
+    if (found === null) return false;
+    this.journal.created(step.kind, step.oldId, found);
+    this.foundByLookup += 1;
+    return true;
+  }
 }

@@ -3,10 +3,10 @@
 
 import { WbsyncError } from '../../domain/errors.js';
 import { applyPlan } from '../engine/apply.js';
-import { journaledRun, type RunOutcome } from '../engine/journaled-run.js';
+import { journaledRun, type JournaledRun, type RunOutcome } from '../engine/journaled-run.js';
 import { latestRun, restoredIdMap, type RestoreRun } from '../../store/ledgers/index.js';
 import { planRestore } from './plan.js';
-import { summarisePlan, type NotRestored } from '../engine/plan-steps.js';
+import { summarisePlan, type NotRestored, type RestorePlan } from '../engine/plan-steps.js';
 import { pauseWorkspaceAutomations } from '../engine/pause.js';
 import { chooseSnapshot, refuse, requireWritable, type RestoreDeps, type RunControls } from '../engine/preconditions.js';
 import { treeFromState } from '../engine/tree.js';
@@ -90,63 +90,75 @@ export async function restoreModule(deps: RestoreDeps, opts: RestoreModuleOption
     userNames: new Map(state.members(sourceWs).map((m) => [m.userId, memberName(m)])),
     attribution: opts.attribution,
   });
-  if (opts.dryRun) {
-    return {
-      ...base,
-      moduleId: null,
-      runId: null,
-      resumed: previous !== null && previous.status !== 'complete',
-      alreadyRestored: false,
-      counts: plan.counts,
-      created: {},
-      foundByLookup: 0,
-      notRestored: plan.notRestored,
-      refused: 0,
-      pausedAutomations: [],
-      plan: summarisePlan(plan),
-      requests: client.stats().requests - stats0,
-      durationMs: Date.now() - started,
-    };
-  }
+  if (opts.dryRun) return { ...dryRunResult(base, plan, previous), requests: client.stats().requests - stats0, durationMs: Date.now() - started };
 
   return journaledRun(
     deps,
     { previous, settleMs: opts.settleMs, since: { at: started, requests: stats0 }, start: { kind: 'module', runKey, snapshotId: snapshot, sourceIds: [opts.moduleId], targetWorkspaceId: target, options: { asCopy: opts.asCopy === true, pauseAutomations: opts.pauseAutomations === true } } },
-    async ({ journal, run, resumed, settle }) => {
-      const paused = opts.pauseAutomations ? await pauseWorkspaceAutomations(client, journal, target) : [];
-      const res = await applyPlan(plan, {
-        client,
-        journal,
-        parallel: opts.parallel,
-        signal: opts.signal,
-        onProgress: opts.onProgress,
-        beforePhase: async (p) => {
-          if (p.name === 'automations') await settle();
-        },
-      });
-      if (!res.newModuleId) throw new WbsyncError('internal', 'restore finished without a module id');
-      const notRestored = [...plan.notRestored, ...res.refused];
-      const result: RestoreModuleResult = {
-        ...base,
-        moduleId: res.newModuleId,
-        runId: run.id,
-        resumed,
-        alreadyRestored: false,
-        counts: plan.counts,
-        created: res.created,
-        foundByLookup: res.foundByLookup,
-        notRestored,
-        refused: res.refused.length,
-        pausedAutomations: paused,
-        requests: 0,
-        durationMs: 0,
-      };
-      return result;
-    },
-    (result) => {
-      if (result.refused) deps.logger?.warn({ moduleId: result.moduleId, refused: result.refused }, 'module restored; the service refused some writes');
-      deps.logger?.info({ moduleId: result.moduleId, from: opts.moduleId, snapshot, requests: result.requests }, 'module restored');
-      return { counts: result.counts, created: result.created, notRestored: result.notRestored, refused: result.refused, requests: result.requests };
-    },
+    (r) => applyModulePlan(deps, opts, plan, base, r),
+    (result) => completed(deps, opts, snapshot, result),
   );
+}
+
+/** What every result of the command says about its source and target. */
+type Base = Pick<RestoreModuleResult, 'sourceModuleId' | 'moduleName' | 'snapshot' | 'targetWorkspaceId' | 'dryRun'>;
+
+/** A dry run: the plan, nothing written (requests and duration set by the caller). */
+function dryRunResult(base: Base, plan: RestorePlan, previous: RestoreRun | null): Omit<RestoreModuleResult, 'requests' | 'durationMs'> {
+  return {
+    ...base,
+    moduleId: null,
+    runId: null,
+    resumed: previous !== null && previous.status !== 'complete',
+    alreadyRestored: false,
+    counts: plan.counts,
+    created: {},
+    foundByLookup: 0,
+    notRestored: plan.notRestored,
+    refused: 0,
+    pausedAutomations: [],
+    plan: summarisePlan(plan),
+  };
+}
+
+/** Inside the journaled run: the automations paused when asked, the plan applied (letting the
+ * service's automation runs settle before the automations phase), the result. */
+async function applyModulePlan(deps: RestoreDeps, opts: RestoreModuleOptions, plan: RestorePlan, base: Base, { journal, run, resumed, settle }: JournaledRun): Promise<RestoreModuleResult> {
+  const { client } = deps;
+  const paused = opts.pauseAutomations ? await pauseWorkspaceAutomations(client, journal, base.targetWorkspaceId) : [];
+  const res = await applyPlan(plan, {
+    client,
+    journal,
+    parallel: opts.parallel,
+    signal: opts.signal,
+    onProgress: opts.onProgress,
+    beforePhase: async (p) => {
+      if (p.name === 'automations') await settle();
+    },
+  });
+  if (!res.newModuleId) throw new WbsyncError('internal', 'restore finished without a module id');
+  const notRestored = [...plan.notRestored, ...res.refused];
+  const result: RestoreModuleResult = {
+    ...base,
+    moduleId: res.newModuleId,
+    runId: run.id,
+    resumed,
+    alreadyRestored: false,
+    counts: plan.counts,
+    created: res.created,
+    foundByLookup: res.foundByLookup,
+    notRestored,
+    refused: res.refused.length,
+    pausedAutomations: paused,
+    requests: 0,
+    durationMs: 0,
+  };
+  return result;
+}
+
+/** Logged, and the summary kept with the run. */
+function completed(deps: RestoreDeps, opts: RestoreModuleOptions, snapshot: number, result: RestoreModuleResult): Record<string, unknown> {
+  if (result.refused) deps.logger?.warn({ moduleId: result.moduleId, refused: result.refused }, 'module restored; the service refused some writes');
+  deps.logger?.info({ moduleId: result.moduleId, from: opts.moduleId, snapshot, requests: result.requests }, 'module restored');
+  return { counts: result.counts, created: result.created, notRestored: result.notRestored, refused: result.refused, requests: result.requests };
 }

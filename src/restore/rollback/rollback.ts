@@ -3,7 +3,7 @@
 // the plan (plan.ts) and — unless a dry run — the same journaled applier as restore module,
 // with the module's and the workspace's automations paused around it when asked.
 
-import type { Automation, BoardRecord, Cell } from '../../domain/entities.js';
+import type { Automation, BoardRecord, Cell, Module } from '../../domain/entities.js';
 import { WbsyncError, isWbsyncError } from '../../domain/errors.js';
 import type { StateReader } from '../../store/port.js';
 import { applyPlan } from '../engine/apply.js';
@@ -186,49 +186,34 @@ function triggersOf(steps: Step[]): Set<string> {
   return out;
 }
 
+/** The three sides a rollback reads (reads only): the snapshot to go back to, what the damage left
+ * (the snapshot after), and the module live now with the records it no longer lists that still answer. */
+interface Sides {
+  chosen: { id: number; chosenBy: 'to' | 'to-snapshot' };
+  base: ModuleTree;
+  ws: string;
+  liveModule: Module;
+  afterId: number;
+  after: ModuleTree;
+  latestState: StateReader;
+  live: ModuleTree;
+  liveWorkspaceAutomations: Automation[];
+  found: Map<string, FoundBy>;
+}
+
 export async function rollback(deps: RestoreDeps & { readLive: LiveModuleReader }, opts: RollbackOptions): Promise<RollbackResult> {
   const { client, store } = deps;
   const started = Date.now();
   const stats0 = client.stats().requests;
-  const chosen = {
-    id: chooseSnapshot(store, 'module', opts.moduleId, opts.toTime !== undefined ? { atOrBefore: opts.toTime } : opts.toSnapshot),
-    chosenBy: opts.toTime !== undefined ? ('to' as const) : ('to-snapshot' as const),
-  };
-  const baseState = store.stateAt(chosen.id)!;
-  const base = treeFromState(baseState, opts.moduleId, store.db)!;
-  const ws = base.module.workspaceId;
-  const liveModule = (await client.listModules(ws)).find((m) => m.id === opts.moduleId);
-  if (!liveModule) throw refuse(`module ${opts.moduleId} (${base.module.name}) is gone`, `rollback works in place on a live module: bring it back with ${commandLine(['wbsync', 'restore', 'module', opts.moduleId])}`);
-  const afterId = opts.pin ? opts.pin.afterSnapshot : pickAfter(deps, chosen.id, opts.moduleId, opts.changedBetween);
-  const latestState = store.stateAt()!;
-  const after = { ...(treeFromState(store.stateAt(afterId)!, opts.moduleId) ?? base) };
-  // reads only, side by side: who may write, the module as it is now, the workspace's automations
-  const [, live, liveWorkspaceAutomations] = await Promise.all([requireWritable(client, ws), treeFromLive(deps.readLive, client, liveModule, latestState, null), client.listWorkspaceAutomations(ws)]);
-  const found = await findUnlisted(client, base, live, after);
-
-  const columns = columnIdsOf(opts.columns, [...base.columns, ...live.columns], base.module.name);
-  const selection: RollbackSelection = {
-    kinds: new Set(opts.kinds?.length ? opts.kinds : ROLLBACK_KINDS),
-    kindsNamed: !!opts.kinds?.length,
-    columns,
-    records: opts.records?.length ? new Set(opts.records) : null,
-    collections: opts.collections?.length ? new Set(opts.collections) : null,
-    touched: opts.changedBy || opts.changedBetween ? touchedByFeed(latestState, ws, opts.moduleId, opts.changedBy, opts.changedBetween) : null,
-  };
+  const sides = await readSides(deps, opts);
+  const { chosen, base, ws, liveModule, afterId, after, latestState, live, liveWorkspaceAutomations, found } = sides;
+  const selection = selectionOf(opts, sides);
   const userNames = memberNames(latestState.members(ws));
   selection.laterEdits = pinSelection(selection, latestState, ws, opts, store.getSnapshot(chosen.id)?.startedAt ?? '', (who) => userNames.get(who) ?? who);
   const planned = planRollback({ base, after, live, selection, force: opts.force === true, workspaceId: ws, attribution: opts.attribution, userNames, found, automations: [...live.automations, ...liveWorkspaceAutomations] });
-  const steps = planned.plan.phases.flatMap((p) => p.steps);
-  const fired = triggersOf(steps);
   const automations: Automation[] = [...live.automations, ...liveWorkspaceAutomations].filter((a) => a.isActive);
-  const wouldTrigger = automations.filter((a) => fired.has(String(a.trigger['type']))).map((a) => ({ id: a.id, name: a.name, scope: a.scope, trigger: String(a.trigger['type']) }));
-  const warnings: string[] = [];
-  const afterInfo = store.listSnapshots().find((s) => s.id === afterId);
-  if (afterInfo && liveModule.updatedAt && Date.parse(liveModule.updatedAt) > Date.parse(afterInfo.startedAt) && !opts.changedBetween) {
-    warnings.push(`module ${liveModule.name} changed after snapshot ${afterId} (the latest): changes the database has not seen count as edits made after the damage (conflicts) — run 'wbsync sync' first if the damage is that recent`);
-  }
   const baseResult = {
-    warnings,
+    warnings: staleWarnings(deps, opts, liveModule, afterId),
     ...(opts.pin ? { incident: opts.pin.incident, pinnedTo: pinnedText(opts.pin, (who) => userNames.get(who) ?? who) } : {}),
     moduleId: opts.moduleId,
     moduleName: liveModule.name,
@@ -240,14 +225,14 @@ export async function rollback(deps: RestoreDeps & { readLive: LiveModuleReader 
     writes: planned.writes,
     conflicts: planned.conflicts,
     newRecords: planned.newRecords,
-    wouldTrigger: opts.pauseAutomations ? [] : wouldTrigger,
+    wouldTrigger: opts.pauseAutomations ? [] : wouldTrigger(planned.plan.phases.flatMap((p) => p.steps), automations),
     repointed: repointReport(planned.repoint, () => undefined, false),
   };
   if (opts.dryRun) {
     return { ...baseResult, dryRun: true, runId: null, resumed: false, notRestored: planned.plan.notRestored, refused: 0, foundByLookup: 0, pausedAutomations: [], plan: summarisePlan(planned.plan), requests: client.stats().requests - stats0, durationMs: Date.now() - started };
   }
 
-  const runKey = JSON.stringify(['rollback', chosen.id, opts.moduleId, [...selection.kinds].sort(), [...(columns ?? [])].sort(), [...(selection.records ?? [])].sort(), [...(selection.collections ?? [])].sort(), opts.changedBy ?? null, opts.changedBetween ?? null, opts.force === true, ...(opts.pin ? [{ incident: opts.pin.incident }] : [])]);
+  const runKey = JSON.stringify(['rollback', chosen.id, opts.moduleId, [...selection.kinds].sort(), [...(selection.columns ?? [])].sort(), [...(selection.records ?? [])].sort(), [...(selection.collections ?? [])].sort(), opts.changedBy ?? null, opts.changedBetween ?? null, opts.force === true, ...(opts.pin ? [{ incident: opts.pin.incident }] : [])]);
   const previous = latestRun(store.db, runKey);
   return journaledRun(
     deps,
@@ -277,4 +262,55 @@ export async function rollback(deps: RestoreDeps & { readLive: LiveModuleReader 
       return { counts: result.counts, conflicts: result.conflicts.length, notRestored: result.notRestored, refused: result.refused, requests: result.requests };
     },
   );
+}
+
+/** The snapshot to go back to, the module live (refused when gone: that is a restore), the snapshot
+ * that shows the damage, and the module as it is now, side by side with who may write. */
+async function readSides(deps: RestoreDeps & { readLive: LiveModuleReader }, opts: RollbackOptions): Promise<Sides> {
+  const { client, store } = deps;
+  const chosen = {
+    id: chooseSnapshot(store, 'module', opts.moduleId, opts.toTime !== undefined ? { atOrBefore: opts.toTime } : opts.toSnapshot),
+    chosenBy: opts.toTime !== undefined ? ('to' as const) : ('to-snapshot' as const),
+  };
+  const baseState = store.stateAt(chosen.id)!;
+  const base = treeFromState(baseState, opts.moduleId, store.db)!;
+  const ws = base.module.workspaceId;
+  const liveModule = (await client.listModules(ws)).find((m) => m.id === opts.moduleId);
+  if (!liveModule) throw refuse(`module ${opts.moduleId} (${base.module.name}) is gone`, `rollback works in place on a live module: bring it back with ${commandLine(['wbsync', 'restore', 'module', opts.moduleId])}`);
+  const afterId = opts.pin ? opts.pin.afterSnapshot : pickAfter(deps, chosen.id, opts.moduleId, opts.changedBetween);
+  const latestState = store.stateAt()!;
+  const after = { ...(treeFromState(store.stateAt(afterId)!, opts.moduleId) ?? base) };
+  // reads only, side by side: who may write, the module as it is now, the workspace's automations
+  const [, live, liveWorkspaceAutomations] = await Promise.all([requireWritable(client, ws), treeFromLive(deps.readLive, client, liveModule, latestState, null), client.listWorkspaceAutomations(ws)]);
+  const found = await findUnlisted(client, base, live, after);
+  return { chosen, base, ws, liveModule, afterId, after, latestState, live, liveWorkspaceAutomations, found };
+}
+
+/** The parts to put back: the kinds, columns (ids or names), records and collections asked for, and
+ * what the feed shows --changed-by or --changed-between touched. */
+function selectionOf(opts: RollbackOptions, { base, live, latestState, ws }: Sides): RollbackSelection {
+  return {
+    kinds: new Set(opts.kinds?.length ? opts.kinds : ROLLBACK_KINDS),
+    kindsNamed: !!opts.kinds?.length,
+    columns: columnIdsOf(opts.columns, [...base.columns, ...live.columns], base.module.name),
+    records: opts.records?.length ? new Set(opts.records) : null,
+    collections: opts.collections?.length ? new Set(opts.collections) : null,
+    touched: opts.changedBy || opts.changedBetween ? touchedByFeed(latestState, ws, opts.moduleId, opts.changedBy, opts.changedBetween) : null,
+  };
+}
+
+/** The module changed after the latest snapshot: the database has not seen those changes. */
+function staleWarnings(deps: RestoreDeps, opts: RollbackOptions, liveModule: Module, afterId: number): string[] {
+  const warnings: string[] = [];
+  const afterInfo = deps.store.listSnapshots().find((s) => s.id === afterId);
+  if (afterInfo && liveModule.updatedAt && Date.parse(liveModule.updatedAt) > Date.parse(afterInfo.startedAt) && !opts.changedBetween) {
+    warnings.push(`module ${liveModule.name} changed after snapshot ${afterId} (the latest): changes the database has not seen count as edits made after the damage (conflicts) — run 'wbsync sync' first if the damage is that recent`);
+  }
+  return warnings;
+}
+
+/** Active automations the plan's writes could set off. */
+function wouldTrigger(steps: Step[], automations: Automation[]): RollbackResult['wouldTrigger'] {
+  const fired = triggersOf(steps);
+  return automations.filter((a) => fired.has(String(a.trigger['type']))).map((a) => ({ id: a.id, name: a.name, scope: a.scope, trigger: String(a.trigger['type']) }));
 }
