@@ -7,6 +7,8 @@ export interface EmulatorChild {
   baseUrl: string;
   apiKey: string;
   users: Array<{ id: string; email: string; apiKey: string }>;
+  /** The child's pid. */
+  pid: number;
   stop(): Promise<void>;
 }
 
@@ -23,9 +25,10 @@ export async function startEmulatorChild(args: string[]): Promise<EmulatorChild>
     });
     child.once('exit', (code) => reject(new Error(`emulator exited early (${code})`)));
   });
-  const line = JSON.parse(ready) as Omit<EmulatorChild, 'stop'>;
+  const line = JSON.parse(ready) as Omit<EmulatorChild, 'stop' | 'pid'>;
   return {
     ...line,
+    pid: child.pid!,
     stop: () =>
       new Promise<void>((resolve) => {
         if (child.exitCode !== null) return resolve();

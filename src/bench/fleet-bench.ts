@@ -2,7 +2,9 @@
 // per minute with 1, 2 and 4 worker processes for 40 small tenants (the small seed, on a few
 // emulator processes, several tenants per service, each service under the shared budget): after
 // every tenant's first full pass, the incremental passes finished in a fixed window. Rising with
-// workers until the shared budget (or the machine) binds.
+// workers until the shared budget (or the machine) binds. SIGINT/SIGTERM to the bench stops what
+// the section started (workers by process group, emulators, Postgres by pid) and removes its
+// temp folders (signal-cleanup.ts).
 
 import { spawn, type ChildProcess } from 'node:child_process';
 import { mkdirSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
@@ -11,6 +13,7 @@ import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { startEmulatorChild, type EmulatorChild } from './emulator-child.js';
 import { startPostgres, type RunningPostgres } from './pg-server.js';
+import { signalCleanup, type SignalCleanup } from './signal-cleanup.js';
 import { ConfigSchema } from '../config/schema.js';
 import { openFleetDb } from '../fleet/pg.js';
 import { ensureFleetSchema } from '../fleet/schema.js';
@@ -60,7 +63,7 @@ function stopChild(c: ChildProcess): Promise<void> {
   });
 }
 
-async function oneFleet(o: FleetBenchOptions, pg: RunningPostgres, services: EmulatorChild[], workers: number, dir: string): Promise<Record<string, unknown>> {
+async function oneFleet(o: FleetBenchOptions, pg: RunningPostgres, services: EmulatorChild[], workers: number, dir: string, cleanup: SignalCleanup): Promise<Record<string, unknown>> {
   await pg.query('drop schema if exists wbsync_fleet cascade');
   await pg.query('drop schema if exists wbsync_boss cascade');
   const keyDir = join(dir, 'keys');
@@ -87,9 +90,13 @@ async function oneFleet(o: FleetBenchOptions, pg: RunningPostgres, services: Emu
     for (let w = 0; w < workers; w++) {
       const data = join(dir, `w${w}`);
       mkdirSync(data, { recursive: true });
-      procs.push(spawn(process.execPath, [CLI, '--config', config, 'fleet', 'worker', '--data', data, '--id', `w${w}`, '--capacity', String(capacity)], { stdio: ['ignore', 'ignore', 'ignore'] }));
+      // its own process group: a signal to the bench stops it and whatever it started
+      const child = spawn(process.execPath, [CLI, '--config', config, 'fleet', 'worker', '--data', data, '--id', `w${w}`, '--capacity', String(capacity)], { stdio: ['ignore', 'ignore', 'ignore'], detached: true });
+      procs.push(child);
+      cleanup.process(child.pid!, { group: true, name: `fleet worker w${w}` });
     }
     for (;;) {
+      await cleanup.checkpoint();
       const full = await count(pg, `select count(distinct tenant) as n from wbsync_fleet.runs where kind = 'full' and ok`);
       if (full >= o.tenants) break;
       if (procs.some((p) => p.exitCode !== null)) throw new Error('a fleet worker exited during the bench');
@@ -99,6 +106,7 @@ async function oneFleet(o: FleetBenchOptions, pg: RunningPostgres, services: Emu
     const warmS = (Date.now() - started) / 1000;
     const from = new Date();
     await sleep(o.windowS * 1000);
+    await cleanup.checkpoint();
     const to = new Date();
     const passes = await count(pg, `select count(*) as n from wbsync_fleet.runs where kind in ('incremental', 'full') and ok and finished_at > $1 and finished_at <= $2`, [from, to]);
     const failed = await count(pg, `select count(*) as n from wbsync_fleet.runs where ok = false and finished_at > $1 and finished_at <= $2`, [from, to]);
@@ -111,23 +119,31 @@ async function oneFleet(o: FleetBenchOptions, pg: RunningPostgres, services: Emu
 }
 
 export async function fleetSection(o: FleetBenchOptions): Promise<Record<string, unknown>> {
+  const cleanup = signalCleanup({ say: o.say });
   const dir = mkdtempSync(join(tmpdir(), 'wbsync-bench-fleet-'));
+  cleanup.dir(dir);
   o.say(`bench: fleet: Postgres, ${o.services} services, ${o.tenants} tenants...\n`);
-  const pg = await startPostgres();
+  let pg: RunningPostgres | undefined;
   const services: EmulatorChild[] = [];
   try {
-    for (let i = 0; i < o.services; i++) services.push(await startEmulatorChild(['--seed', 'small', '--dialect', i % 2 ? 'observed' : 'spec', '--latency-ms', String(o.latencyMs)]));
+    pg = await cleanup.starting('Postgres', startPostgres(), (p) => p.destroy());
+    for (let i = 0; i < o.services; i++) {
+      const args = ['--seed', 'small', '--dialect', i % 2 ? 'observed' : 'spec', '--latency-ms', String(o.latencyMs)];
+      services.push(await cleanup.starting(`emulator ${i}`, startEmulatorChild(args), (e) => e.stop()));
+    }
     const rows: Record<string, unknown>[] = [];
     for (const n of o.workerCounts) {
       o.say(`bench: fleet: ${n} worker(s)...\n`);
-      rows.push(await oneFleet(o, pg, services, n, join(dir, `fleet-${n}`)));
+      rows.push(await oneFleet(o, pg, services, n, join(dir, `fleet-${n}`), cleanup));
     }
     // what the tenants' schedule asks for, and what the budgets allow (3 requests an incremental pass)
     const demandPerMinute = Math.round(o.tenants * (60 / scheduleSeconds(o.schedule)));
     return { tenants: o.tenants, services: o.services, schedule: o.schedule, windowS: o.windowS, budgetRpsPerService: o.rps, demandPerMinute, byWorkers: rows };
   } finally {
+    await cleanup.checkpoint();
+    cleanup.dispose();
     for (const s of services) await s.stop();
-    await pg.destroy();
+    await pg?.destroy();
     rmSync(dir, { recursive: true, force: true });
   }
 }

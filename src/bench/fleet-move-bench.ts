@@ -3,6 +3,7 @@
 // S3 server on loopback) and placed (download, decryption, SHA-256, the store's verify, rename) —
 // against a plain `cp` of the file, the floor of any move. BENCH_FLEET_MOVE_DB=FILE reuses a
 // database; else one full pass of the large seed (BENCH_FLEET_MOVE_MODULES modules, default 20).
+// SIGINT/SIGTERM stops the emulator it started and removes its temp folder (signal-cleanup.ts).
 
 import { spawnSync } from 'node:child_process';
 import { mkdtempSync, rmSync, statSync, existsSync } from 'node:fs';
@@ -15,12 +16,13 @@ import { createS3Store } from '../offsite/object-store.js';
 import { openStore } from '../store/index.js';
 import { startEmulatorChild } from './emulator-child.js';
 import { buildHistoryDb } from './reporting.js';
+import { signalCleanup, type SignalCleanup } from './signal-cleanup.js';
 
 type Figures = Record<string, unknown>;
 const RUNS = Number(process.env.BENCH_FLEET_MOVE_RUNS ?? 2);
 
-async function largeDb(path: string, modules: number): Promise<void> {
-  const emu = await startEmulatorChild(['--seed', 'large', '--modules', String(modules), '--latency-ms', '0']);
+async function largeDb(path: string, modules: number, cleanup: SignalCleanup): Promise<void> {
+  const emu = await cleanup.starting('emulator', startEmulatorChild(['--seed', 'large', '--modules', String(modules), '--latency-ms', '0']), (e) => e.stop());
   try {
     await buildHistoryDb(emu.baseUrl, emu.apiKey, path, 0, () => undefined);
   } finally {
@@ -31,14 +33,16 @@ async function largeDb(path: string, modules: number): Promise<void> {
 const ms = (t0: number): number => Math.round(performance.now() - t0);
 
 export async function fleetMoveFigures(): Promise<Figures> {
+  const cleanup = signalCleanup();
   const dir = mkdtempSync(join(tmpdir(), 'wbsync-fleet-move-bench-'));
+  cleanup.dir(dir);
   const s3 = new S3rver({ address: '127.0.0.1', port: 0, silent: true, directory: join(dir, 's3'), configureBuckets: [{ name: 'bench', configs: [] }] });
   try {
     const modules = Number(process.env.BENCH_FLEET_MOVE_MODULES ?? 20);
     const db = process.env.BENCH_FLEET_MOVE_DB ?? join(dir, 'large.db');
     if (!existsSync(db)) {
       process.stderr.write(`bench: fleetMove: a full pass of the large seed (${modules} modules)...\n`);
-      await largeDb(db, modules);
+      await largeDb(db, modules, cleanup);
     }
     const { port } = await s3.run();
     process.env.AWS_ACCESS_KEY_ID = 'S3RVER';
@@ -86,6 +90,8 @@ export async function fleetMoveFigures(): Promise<Figures> {
       note: 'write = VACUUM INTO + age encryption + upload; place = download + decryption + SHA-256 + verify (its own figure: verifyMs) + rename; cp = the file copied on the same disk',
     };
   } finally {
+    await cleanup.checkpoint();
+    cleanup.dispose();
     await s3.close();
     rmSync(dir, { recursive: true, force: true });
   }

@@ -1,6 +1,7 @@
 // The progress line: on a terminal only, updated in place on stderr, never under --json.
 
 import type { PassProgress } from '../sync/pass.js';
+import { terminalText } from '../domain/display-text.js';
 import type { Output } from './command.js';
 
 export type ProgressSnapshot = PassProgress;
@@ -38,7 +39,7 @@ export function createProgressLine(out: Output, enabled: boolean, now: () => num
     if (t - last < 100 && !final) return;
     last = t;
     shown = true;
-    out.write(`\r\x1b[K${text}`);
+    out.write(`\r\x1b[K${terminalText(text)}`);
   };
   return {
     update: (p) => show(formatProgress(p), p.modulesDone >= p.modulesTotal),

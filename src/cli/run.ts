@@ -3,6 +3,7 @@
 import { readFileSync } from 'node:fs';
 import { loadConfig, type LoadedConfig } from '../config/load.js';
 import { createLogger, scrubSecrets, type Logger } from '../config/logger.js';
+import { terminalText } from '../domain/display-text.js';
 import { WbsyncError, exitCodeFor, isWbsyncError } from '../domain/errors.js';
 import type { CommandContext, Output } from './command.js';
 import { stringFlag } from './flag-values.js';
@@ -79,7 +80,9 @@ export async function runCli(argv: readonly string[], io: CliIo): Promise<number
         }
         return logger;
       },
-      say: (text) => (json ? io.stderr : io.stdout).write(text.endsWith('\n') ? text : `${text}\n`),
+      // human output: what the service sent (names, values) may hold bidi controls or control
+      // characters; they are shown escaped (display-text.ts), so a line reads as it is. JSON (emit) stays exact.
+      say: (text) => (json ? io.stderr : io.stdout).write(terminalText(text.endsWith('\n') ? text : `${text}\n`)),
       emit: (doc) => io.stdout.write(`${JSON.stringify(doc, null, 2)}\n`),
       signal: io.signal ?? new AbortController().signal,
     };
@@ -100,6 +103,6 @@ function reportFailure(e: unknown, io: CliIo, json: boolean, key: string | null)
   }
   let text = `wbsync: ${err.message}\n${err.hint ? `hint: ${err.hint}\n` : ''}`;
   if (!isWbsyncError(e) && e instanceof Error && e.stack) text += `${e.stack}\n`;
-  io.stderr.write(scrubSecrets(text, secrets));
+  io.stderr.write(terminalText(scrubSecrets(text, secrets)));
   return code;
 }

@@ -4,6 +4,7 @@
 
 import { writeSync } from 'node:fs';
 import { pino, type Logger } from 'pino';
+import { terminalText } from '../domain/display-text.js';
 
 export type { Logger };
 
@@ -37,9 +38,9 @@ export function readableLine(jsonLine: string): string {
   const at = typeof time === 'string' ? time.slice(11, 19) : '';
   const lvl = LEVEL_NAMES[Number(level)] ?? String(level);
   const fields = Object.entries(rest).map(([k, v]) => `${k}=${fieldText(v)}`);
-  // control characters from the service never reach the terminal raw
+  // control characters, bidi controls and invisible characters from the service never reach the terminal raw (display-text.ts)
   const text = [at, lvl, String(msg ?? '')].filter(Boolean).join(' ') + (fields.length ? `  ${fields.join(' ')}` : '');
-  return `${text.replace(/[\u0000-\u0008\u000b-\u001f\u007f-\u009f]/g, (c) => `\\u${c.charCodeAt(0).toString(16).padStart(4, '0')}`)}\n`;
+  return `${terminalText(text)}\n`;
 }
 
 export function scrubSecrets(text: string, secrets: readonly string[]): string {

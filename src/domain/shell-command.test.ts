@@ -38,3 +38,34 @@ describe('shellWord', () => {
     }
   });
 });
+
+describe('shellWord and characters that change how a line reads', () => {
+  const tricky = [
+    'invoice\u202Egpj.exe',
+    '\u2066x\u2069 y',
+    'a\u200Eb\u200Fc\u061Cd',
+    "zero\u200Bwidth's",
+    'esc\u001B[31mred',
+    'bell\u0007\rback',
+    'tag\u{E0041}\u{E007F}',
+    '\u202E',
+    'tab\tand\nnewline\u202Dx',
+  ];
+
+  it('never prints one raw: each is spelled by printf, the rest single-quoted', () => {
+    for (const word of tricky) {
+      const q = shellWord(word);
+      expect(q).not.toMatch(/[\u0000-\u0008\u000B-\u001F\u007F-\u009F\u061C\u200B\u200E\u200F\u202A-\u202E\u2066-\u2069\u{E0000}-\u{E007F}]/u);
+    }
+    expect(shellWord('invoice\u202Egpj.exe')).toBe(`'invoice'"$(printf '\\342\\200\\256')"'gpj.exe'`);
+    expect(shellWord('\u202E')).toBe(`"$(printf '\\342\\200\\256')"`);
+  });
+
+  it('reaches a real shell as exactly the word it was given', () => {
+    for (const word of tricky) {
+      const line = `printf '%s\\0' ${commandLine(['a', word, 'z'])}`;
+      const out = execFileSync('/bin/sh', ['-c', line], { encoding: 'utf8' });
+      expect(out.split('\0').slice(0, 3)).toEqual(['a', word, 'z']);
+    }
+  });
+});

@@ -16,11 +16,15 @@ const status = (error: string): FleetStatus => ({
       freshnessSeconds: 120,
       failuresSinceSuccess: 1,
       passes: 3,
+      addedAt: '2026-11-26T17:00:00.000Z',
+      freshnessBoundSeconds: 21_600,
+      problems: [`last pass failed (incremental, 2026-11-26T18:59:30Z): ${error}`],
     },
-    { name: 'globex', baseUrl: 'http://127.0.0.1:2', paused: true, home: { worker: 'w2', epoch: 4, since: '2026-11-26T18:00:00.000Z', workerLive: false }, running: null, lastPass: null, lastSuccess: null, freshnessSeconds: null, failuresSinceSuccess: 0, passes: 0 },
+    { name: 'globex', baseUrl: 'http://127.0.0.1:2', paused: true, home: { worker: 'w2', epoch: 4, since: '2026-11-26T18:00:00.000Z', workerLive: false }, running: null, lastPass: null, lastSuccess: null, freshnessSeconds: null, failuresSinceSuccess: 0, passes: 0, addedAt: '2026-11-26T17:00:00.000Z', freshnessBoundSeconds: 21_600, problems: [] },
   ],
   workers: [{ id: 'w1', capacity: 2, tenants: 1, heartbeatAt: '2026-11-26T19:00:00.000Z', heartbeatAgeSeconds: 1, live: true, draining: false, healthUrl: 'http://127.0.0.1:9465' }],
   services: [],
+  failing: 1,
 });
 
 describe('the Fleet page', () => {

@@ -5,6 +5,7 @@
 import type pg from 'pg';
 import { listServiceBudgets, type ServiceBudget } from './budget.js';
 import { FLEET_SCHEMA as S } from './schema.js';
+import { tenantProblems } from './status-verdict.js';
 
 export interface TenantStatus {
   name: string;
@@ -19,6 +20,12 @@ export interface TenantStatus {
   /** Failed jobs since the last successful pass. */
   failuresSinceSuccess: number;
   passes: number;
+  /** When it was added to the registry. */
+  addedAt: string;
+  /** Its freshness bound: freshness.maxStalenessMinutes (its own setting, else the fleet's), in seconds. */
+  freshnessBoundSeconds: number;
+  /** Why it is failing (status-verdict.ts); empty when it is not. */
+  problems: string[];
 }
 
 export interface WorkerStatus {
@@ -37,19 +44,22 @@ export interface FleetStatus {
   tenants: TenantStatus[];
   workers: WorkerStatus[];
   services: ServiceBudget[];
+  /** Tenants with a problem (exit 5). */
+  failing: number;
 }
 
 const iso = (d: Date | null): string | null => (d ? d.toISOString() : null);
 
-export async function readFleetStatus(pool: pg.Pool, workerTtlSeconds: number): Promise<FleetStatus> {
+/** @param maxStalenessMinutes the fleet's freshness.maxStalenessMinutes (a tenant's own setting overrides it) */
+export async function readFleetStatus(pool: pg.Pool, workerTtlSeconds: number, maxStalenessMinutes = 360): Promise<FleetStatus> {
   const now = (await pool.query<{ now: Date }>('select now() as now')).rows[0]!.now;
   const t = await pool.query<{
     name: string; base_url: string; paused: boolean; worker: string | null; epoch: string | null; since: Date | null; worker_live: boolean | null;
     cur_kind: string | null; cur_started: Date | null;
     last_kind: string | null; last_started: Date | null; last_finished: Date | null; last_ok: boolean | null; last_error: string | null; last_snapshot: string | null;
-    last_success: Date | null; failures: string; passes: string;
+    last_success: Date | null; failures: string; passes: string; created_at: Date; own_staleness: unknown;
   }>(
-    `select t.name, t.base_url, t.paused, h.worker, h.epoch, h.since,
+    `select t.name, t.base_url, t.paused, t.created_at, t.config->'freshness'->'maxStalenessMinutes' as own_staleness, h.worker, h.epoch, h.since,
        (w.heartbeat_at > now() - make_interval(secs => $1)) as worker_live,
        cur.kind as cur_kind, cur.started_at as cur_started,
        last.kind as last_kind, last.started_at as last_started, last.finished_at as last_finished, last.ok as last_ok, last.error as last_error, last.snapshot_id as last_snapshot,
@@ -68,9 +78,9 @@ export async function readFleetStatus(pool: pg.Pool, workerTtlSeconds: number): 
   const w = await pool.query<{ id: string; capacity: number; heartbeat_at: Date; draining: boolean; health_url: string | null; tenants: string }>(
     `select w.*, (select count(*) from ${S}.homes h where h.worker = w.id) as tenants from ${S}.workers w order by w.id`,
   );
-  return {
-    at: now.toISOString(),
-    tenants: t.rows.map((r) => ({
+  const tenants = t.rows.map((r) => {
+    const bound = Math.round(60 * (typeof r.own_staleness === 'number' && r.own_staleness > 0 ? r.own_staleness : maxStalenessMinutes));
+    const tenant = {
       name: r.name,
       baseUrl: r.base_url,
       paused: r.paused,
@@ -81,7 +91,17 @@ export async function readFleetStatus(pool: pg.Pool, workerTtlSeconds: number): 
       freshnessSeconds: r.last_success ? Math.max(0, Math.round((now.getTime() - r.last_success.getTime()) / 1000)) : null,
       failuresSinceSuccess: Number(r.failures),
       passes: Number(r.passes),
-    })),
+      addedAt: r.created_at.toISOString(),
+      freshnessBoundSeconds: bound,
+      problems: [] as string[],
+    };
+    tenant.problems = tenantProblems(tenant, now.getTime());
+    return tenant;
+  });
+  return {
+    at: now.toISOString(),
+    tenants,
+    failing: tenants.filter((x) => x.problems.length > 0).length,
     workers: w.rows.map((r) => {
       const age = Math.max(0, (now.getTime() - r.heartbeat_at.getTime()) / 1000);
       return { id: r.id, capacity: r.capacity, tenants: Number(r.tenants), heartbeatAt: r.heartbeat_at.toISOString(), heartbeatAgeSeconds: Math.round(age), live: age <= workerTtlSeconds, draining: r.draining, healthUrl: r.health_url };
@@ -126,5 +146,9 @@ export function formatFleetStatus(s: FleetStatus): string {
         s.services.map((b) => [b.baseUrl, b.requestsPerSecond === null ? 'default' : String(b.requestsPerSecond), b.inFlight === null ? 'default' : String(b.inFlight), `${b.lastSecond} req in the last second, ${b.open} in flight`]),
       )
     : '';
-  return [tenants, '', workers, ...(services ? ['', services] : [])].join('\n');
+  const failing = s.tenants.filter((t) => t.problems.length > 0);
+  const verdict = failing.length
+    ? [`${failing.length} of ${s.tenants.length} tenant(s) failing:`, ...failing.flatMap((t) => t.problems.map((p) => `  ${t.name}: ${p}`))].join('\n')
+    : '';
+  return [tenants, '', workers, ...(services ? ['', services] : []), ...(verdict ? ['', verdict] : [])].join('\n');
 }

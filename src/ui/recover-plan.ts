@@ -3,8 +3,9 @@
 // What only the service can tell (is the module gone right now, who edited a field since the last
 // pass — rollback's conflicts) is named as such; the command's own --dry-run reads it.
 // For speed on big modules the planners are fed what they look at (store/read/module-window.ts): the
-// module at the snapshot without the cells' raw bodies, and for a rollback only the cells that
-// differ between the two snapshots (the rest compare equal and plan nothing); and the cells of
+// module at the snapshot without the cells' raw bodies, and for a rollback only the records, cells
+// and notes that differ between the two snapshots, what the planner rebuilds whole, and the records
+// those name (the rest compare equal and plan nothing); and the cells of
 // plain columns, one identical step each, are counted in SQL (store/read/module-census.ts) rather than
 // planned one by one — why that count is the planner's is said in recover-restore.ts and
 // recover-rollback.ts. A rollback's fields put back are listed up to a first page, with their total.

@@ -15,7 +15,7 @@
 import { memberName } from '../domain/member-name.js';
 import type { BoardRecord, Column, Member } from '../domain/entities.js';
 import { collectRefs, planRestore, restoredIdMap, summarisePlan, treeFromState, type NotRestored, type PlanSummary } from '../restore/index.js';
-import { countValuedCellsAt, readModuleContent, withContent } from '../store/read/index.js';
+import { countValuedCellsOf, readModuleContentCounting, withContent } from '../store/read/index.js';
 import type { StateReader, Store } from '../store/port.js';
 
 type RestorePlan = ReturnType<typeof planRestore>;
@@ -86,7 +86,8 @@ export function previewRestore(store: Store, opts: { moduleId: string; snapshot:
   const { moduleId, snapshot, snapState, latestState } = opts;
   const plain = plainColumns(snapState.columns(moduleId));
   // the ledger: an erased record or person's amendment is listed as not restorable, as the command will
-  const tree = treeFromState(withContent(snapState, moduleId, readModuleContent(store.db, moduleId, snapshot, plain)), moduleId, store.db)!;
+  const { content, plainValued } = readModuleContentCounting(store.db, moduleId, snapshot, plain);
+  const tree = treeFromState(withContent(snapState, moduleId, content), moduleId, store.db)!;
   const ws = tree.module.workspaceId;
   const liveIds = new Set(latestState.modules(ws).map((m) => m.id));
   const plan = planRestore({
@@ -100,6 +101,6 @@ export function previewRestore(store: Store, opts: { moduleId: string; snapshot:
     attribution: opts.attribution,
   });
   const skipped = recordsWithoutCells(plan, tree.records, new Set(tree.collections.map((c) => c.id)));
-  const { counts, summary } = withCountedCells(plan, countValuedCellsAt(store.db, moduleId, snapshot, plain, skipped));
+  const { counts, summary } = withCountedCells(plan, plainValued - countValuedCellsOf(store.db, snapshot, plain, skipped));
   return { moduleName: tree.module.name, counts, summary, notRestored: plan.notRestored };
 }

@@ -19,7 +19,7 @@
 import { memberName } from '../domain/member-name.js';
 import type { Column, Member } from '../domain/entities.js';
 import { collectRefs, planRollback, ROLLBACK_KINDS, summarisePlan, treeFromState, type FieldChange, type NotRestored, type PlanSummary } from '../restore/index.js';
-import { plainCellChanges, readModuleWindow, withContent, type PlainCellWrite } from '../store/read/index.js';
+import { binaryCmp, readModuleWindow, recordNamesAt, withContent, type PlainCellWrite } from '../store/read/index.js';
 import type { StateReader, Store } from '../store/port.js';
 
 export interface RollbackPreview {
@@ -44,7 +44,8 @@ export function plainRollbackColumns(base: readonly Column[], after: readonly Co
 }
 
 type Key = { inBase: boolean; recordId: string; id: string };
-const before = (a: Key, b: Key): boolean => (a.inBase !== b.inBase ? a.inBase : a.recordId !== b.recordId ? a.recordId < b.recordId : a.id < b.id);
+// (in SQLite's BINARY order, as the planner's cells and the census's are read)
+const before = (a: Key, b: Key): boolean => (a.inBase !== b.inBase ? a.inBase : (binaryCmp(a.recordId, b.recordId) || binaryCmp(a.id, b.id)) < 0);
 
 export function previewRollback(
   store: Store,
@@ -54,7 +55,8 @@ export function previewRollback(
   const baseColumns = snapState.columns(moduleId);
   const structure = new Set([...snapState.collections(moduleId).map((c) => c.id), ...baseColumns.map((c) => c.id)]);
   const plain = plainRollbackColumns(baseColumns, latestState.columns(moduleId), structure);
-  const window = readModuleWindow(store.db, moduleId, snapshot, latest, plain);
+  const selected = opts.columnId ? plain.filter((c) => c === opts.columnId) : plain;
+  const window = readModuleWindow(store.db, moduleId, snapshot, latest, plain, selected, opts.listed);
   // the ledger: an erased record or person's amendment is listed as not restorable, as the command will
   const base = treeFromState(withContent(snapState, moduleId, window.base), moduleId, store.db)!;
   const after = treeFromState(withContent(latestState, moduleId, window.after), moduleId)!;
@@ -80,8 +82,7 @@ export function previewRollback(
   if (from < 0) from = writes.length;
   let to = from;
   while (to < writes.length && writes[to]!.entity === 'cell') to++;
-  const selected = opts.columnId ? plain.filter((c) => c === opts.columnId) : plain;
-  const census = plainCellChanges(store.db, snapshot, latest, window.plainRecords, selected, opts.listed - from);
+  const census = { counts: window.census.counts, first: window.census.first.slice(0, Math.max(opts.listed - from, 0)) };
   const added = census.counts.clearCell + census.counts.setCell + census.counts.createCell;
 
   const listed: FieldChange[] = writes.slice(0, Math.min(from, opts.listed));
@@ -90,7 +91,7 @@ export function previewRollback(
     const cells = new Map<string, Key>();
     for (const c of window.after.cells) cells.set(c.id, { inBase: false, recordId: c.recordId, id: c.id });
     for (const c of window.base.cells) cells.set(c.id, { inBase: true, recordId: c.recordId, id: c.id });
-    const label = labeller(base.columns, after);
+    const label = labeller(base.columns, after.columns, recordNamesAt(store.db, moduleId, latest, census.first.map((w) => w.recordId)));
     let i = from;
     let j = 0;
     while (listed.length < opts.listed && (i < to || j < census.first.length)) {
@@ -128,9 +129,8 @@ export function previewRollback(
 }
 
 /** "record · column" as planCells writes it: the live record's name, the live column's. */
-function labeller(baseColumns: readonly Column[], after: { columns: readonly Column[]; records: readonly { id: string; name: string }[] }): (w: PlainCellWrite) => string {
-  const columns = new Map([...baseColumns, ...after.columns].map((c) => [c.id, c.name]));
-  const records = new Map(after.records.map((r) => [r.id, r.name]));
+function labeller(baseColumns: readonly Column[], afterColumns: readonly Column[], records: ReadonlyMap<string, string>): (w: PlainCellWrite) => string {
+  const columns = new Map([...baseColumns, ...afterColumns].map((c) => [c.id, c.name]));
   return (w) => `${records.get(w.recordId) ?? w.recordId} · ${columns.get(w.columnId) ?? w.columnId}`;
 }
 

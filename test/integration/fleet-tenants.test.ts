@@ -1,5 +1,6 @@
 // `wbsync fleet tenant ...` against a real Postgres: the registry, its refusals (nothing changed,
-// no secret accepted), and the Postgres URL never printed.
+// no secret accepted), and the Postgres URL never printed. `wbsync fleet status`'s exit code: 5
+// with each failing tenant and why (no live home, last pass failed, stale), 0 when none is.
 
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { writeFileSync } from 'node:fs';
@@ -93,5 +94,66 @@ describe('fleet tenant registry', () => {
     const none = await runCliCaptured(['fleet', 'tenant', 'list']);
     expect(none.code).toBe(2);
     expect(none.err).toMatch(/fleet\.postgresUrlFile: no Postgres URL file is configured/);
+  }, 60_000);
+
+  it('fleet status exits 5 naming each failing tenant and why, 0 when none is failing', async () => {
+    const S = 'wbsync_fleet';
+    await pgs.query(`delete from ${S}.tenants`);
+    const settings = join(tmp.dir, 'tight.json');
+    writeFileSync(settings, JSON.stringify({ freshness: { maxStalenessMinutes: 1 } }));
+    for (const name of ['acme', 'beta', 'gamma']) expect((await cli('fleet', 'tenant', 'add', name, '--base-url', 'https://boards.example.com')).code).toBe(0);
+    expect((await cli('fleet', 'tenant', 'add', 'delta', '--base-url', 'https://boards.example.com', '--tenant-config', settings)).code).toBe(0);
+    const status = async (): Promise<{ code: number; out: string; doc: { failing: number; tenants: Array<{ name: string; problems: string[] }> } }> => {
+      const human = await cli('fleet', 'status');
+      const json = await cli('fleet', 'status', '--json');
+      expect(json.code).toBe(human.code);
+      return { code: human.code, out: human.out, doc: JSON.parse(json.out) };
+    };
+    const problems = (doc: { tenants: Array<{ name: string; problems: string[] }> }): Record<string, string[]> => Object.fromEntries(doc.tenants.map((t) => [t.name, t.problems]));
+
+    // no worker has taken them
+    const homeless = await status();
+    expect(homeless.code).toBe(5);
+    expect(homeless.doc.failing).toBe(4);
+    expect(homeless.out).toMatch(/4 of 4 tenant\(s\) failing:/);
+    expect(homeless.out).toMatch(/^  acme: no home: no worker has taken it/m);
+
+    // homed on a live worker, each with a successful pass: none failing
+    await pgs.query(`insert into ${S}.workers(id, capacity, heartbeat_at, started_at) values ('w1', 10, now(), now())`);
+    await pgs.query(`insert into ${S}.homes(tenant, worker, epoch) select name, 'w1', 1 from ${S}.tenants`);
+    await pgs.query(`insert into ${S}.runs(tenant, worker, epoch, kind, started_at, finished_at, ok, snapshot_id) select name, 'w1', 1, 'full', now() - interval '20 seconds', now() - interval '10 seconds', true, 1 from ${S}.tenants`);
+    const fine = await status();
+    expect(fine.code, fine.out).toBe(0);
+    expect(fine.doc.failing).toBe(0);
+    expect(fine.out).not.toMatch(/failing/);
+
+    // acme's last pass failed; delta's last success is older than its own bound (1 min), not the fleet's (360)
+    await pgs.query(`insert into ${S}.runs(tenant, worker, epoch, kind, started_at, finished_at, ok, error) values ('acme', 'w1', 1, 'incremental', now() - interval '2 seconds', now(), false, 'authentication failed: the key was refused')`);
+    await pgs.query(`update ${S}.runs set started_at = now() - interval '3 minutes', finished_at = now() - interval '2 minutes' where tenant in ('delta', 'gamma')`);
+    const failing = await status();
+    expect(failing.code).toBe(5);
+    expect(problems(failing.doc)).toEqual({
+      acme: [expect.stringMatching(/^last pass failed \(incremental, .*\): authentication failed: the key was refused$/)],
+      beta: [],
+      delta: [expect.stringMatching(/^stale: last successful pass 2 min ago, beyond its freshness bound \(freshness.maxStalenessMinutes: 60 s\)$/)],
+      gamma: [],
+    });
+    expect(failing.out).toMatch(/2 of 4 tenant\(s\) failing:\n  acme: last pass failed .*\n  delta: stale: /);
+
+    // beta's worker gone (heartbeat older than fleet.workerTtlSeconds, 60 by default); a paused tenant is never failing
+    await pgs.query(`insert into ${S}.workers(id, capacity, heartbeat_at, started_at) values ('w2', 10, now() - interval '10 minutes', now() - interval '1 hour')`);
+    await pgs.query(`update ${S}.homes set worker = 'w2' where tenant in ('beta', 'acme')`);
+    expect((await cli('fleet', 'tenant', 'pause', 'acme')).code).toBe(0);
+    const gone = await status();
+    expect(gone.code).toBe(5);
+    expect(problems(gone.doc).acme).toEqual([]);
+    expect(problems(gone.doc).beta).toEqual([expect.stringMatching(/^no live home: its worker w2 is gone .* wbsync fleet adopt beta --to WORKER$/)]);
+    expect(gone.doc.failing).toBe(2);
+
+    // all well again: exit 0
+    await pgs.query(`update ${S}.workers set heartbeat_at = now()`);
+    await pgs.query(`insert into ${S}.runs(tenant, worker, epoch, kind, started_at, finished_at, ok, snapshot_id) select name, 'w1', 1, 'incremental', now(), now(), true, 2 from ${S}.tenants`);
+    const recovered = await status();
+    expect(recovered.code, recovered.out).toBe(0);
   }, 60_000);
 });

@@ -111,6 +111,7 @@ describe('a fleet worker under control', () => {
 
     const status = await cli('fleet', 'status');
     expect(status.out).toMatch(/^beta\s+w\s+idle|^beta\s+w\s+running/m);
+    expect(status.code, status.out).toBe(0); // every tenant homed on a live worker, passing
     expect(await worker.stop()).toBe(0);
     expect(worker.output()).not.toContain(new URL(pgs.url).password);
   }, 240_000);

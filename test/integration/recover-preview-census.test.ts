@@ -12,55 +12,15 @@
 import { afterEach, describe, expect, it } from 'vitest';
 import { join } from 'node:path';
 import type { Amendment, BoardRecord, Cell, Collection, Column, Module, Workspace } from '../../src/domain/entities.js';
-import { planRestore, planRollback, restoredIdMap, ROLLBACK_KINDS, summarisePlan, treeFromState } from '../../src/restore/index.js';
 import { openStore } from '../../src/store/index.js';
 import type { GoneMark, Store, Upserts } from '../../src/store/port.js';
 import { previewRecover } from '../../src/ui/recover-plan.js';
 import { tempDir } from '../helpers/harness.js';
 import { prng } from '../helpers/random-writes.js';
+import { ATTRIBUTION, shownPreview as shown, slowPreview } from '../helpers/slow-preview.js';
 
-const ATTRIBUTION = 'Restored by wbsync — originally by {author} at {createdAt}.';
 const AT = '2026-01-01T00:00:00.000Z';
 const hex = (prefix: string, n: number): string => `${prefix}${n.toString(16).padStart(24 - prefix.length, '0')}`;
-
-type Shown = { counts: unknown; summary: unknown; notRestored: unknown; writes: unknown[]; writeCount: number; newRecords: unknown };
-
-/** The preview as the planners make it from the whole modules (what the command's dry run plans). */
-function slowPreview(store: Store, moduleId: string, snapshot: number, scope: 'module' | 'rollback', columnId?: string): Shown {
-  const latest = store.latestCompleteSnapshot()!;
-  const base = treeFromState(store.stateAt(snapshot)!, moduleId, store.db)!;
-  const latestState = store.stateAt(latest)!;
-  const ws = base.module.workspaceId;
-  if (scope === 'module') {
-    const liveIds = new Set(latestState.modules(ws).map((m) => m.id));
-    const plan = planRestore({
-      tree: base,
-      targetWorkspaceId: ws,
-      liveModuleIds: liveIds,
-      restoredIds: restoredIdMap(store.db, liveIds),
-      moduleNames: new Map(store.stateAt(snapshot)!.modules(ws).map((m) => [m.id, m.name])),
-      memberIds: new Set(),
-      userNames: new Map(),
-      attribution: ATTRIBUTION,
-    });
-    return { counts: plan.counts, summary: summarisePlan(plan), notRestored: plan.notRestored, writes: [], writeCount: 0, newRecords: [] };
-  }
-  const after = treeFromState(latestState, moduleId)!;
-  const r = planRollback({
-    base,
-    after,
-    live: after,
-    selection: { kinds: new Set(ROLLBACK_KINDS), kindsNamed: false, columns: columnId ? new Set([columnId]) : null, records: null, collections: null, touched: null },
-    force: false,
-    workspaceId: ws,
-    attribution: ATTRIBUTION,
-    userNames: new Map(),
-    automations: [...after.automations, ...latestState.workspaceAutomations(ws)],
-  });
-  return { counts: r.counts, summary: summarisePlan(r.plan), notRestored: r.plan.notRestored, writes: r.writes, writeCount: r.writes.length, newRecords: r.newRecords.map((x) => ({ id: x.id, name: x.name })) };
-}
-
-const shown = (p: Shown): Shown => ({ counts: p.counts, summary: p.summary, notRestored: p.notRestored, writes: p.writes, writeCount: p.writeCount, newRecords: p.newRecords });
 
 /** A module with every shape above, then `passes` passes of random edits, written through the store. */
 async function buildModule(store: Store, seed: number, passes: number): Promise<{ moduleId: string }> {

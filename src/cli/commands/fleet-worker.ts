@@ -44,16 +44,20 @@ export const fleetStatusCommand: Command = {
   name: 'status',
   summary: 'tenants, homes, last pass and its result, freshness, failures; workers; budgets',
   usage: 'wbsync fleet status',
-  description: 'One line per tenant (its home worker, running or idle, its last pass and result, how long ago its last successful pass finished, failed jobs since), per worker (tenants/capacity, heartbeat, live or GONE) and per service with a budget. --json gives it all as one document.',
+  description: [
+    'One line per tenant (its home worker, running or idle, its last pass and result, how long ago its last successful pass finished, failed jobs since), per worker (tenants/capacity, heartbeat, live or GONE) and per service with a budget. --json gives it all as one document.',
+    'A tenant is failing when its last pass failed, its last successful pass is older than its freshness.maxStalenessMinutes, or it has no live home (no worker took it, or its worker is gone); paused tenants never are. Each failing tenant is listed with why, and the command exits 5 (0 when none is failing).',
+  ].join('\n'),
   examples: ['wbsync fleet status', 'wbsync fleet status --json'],
   flags: [],
   async run(ctx) {
     const { config } = ctx.config();
     const { readFleetStatus, formatFleetStatus } = await import('../../fleet/status.js');
-    const s = await withFleetDb(config, ctx.logger(), 'reading the fleet status', (db) => readFleetStatus(db.pool, config.fleet.workerTtlSeconds));
+    const s = await withFleetDb(config, ctx.logger(), 'reading the fleet status', (db) => readFleetStatus(db.pool, config.fleet.workerTtlSeconds, config.freshness.maxStalenessMinutes));
     if (ctx.json) ctx.emit(s);
     else ctx.say(formatFleetStatus(s));
-    return EXIT_CODES.ok;
+    // as `sync` for a failed part: the status was read, but some tenants are failing (listed)
+    return s.failing > 0 ? EXIT_CODES.partial : EXIT_CODES.ok;
   },
 };
 

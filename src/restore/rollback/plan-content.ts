@@ -46,9 +46,16 @@ export function planCells(ctx: PlanContext): void {
       ctx.notRestored.push({ entity: 'cell', id: change.id, label, reason: 'its column is gone: include it (--kinds columns or --column) to recreate it' });
       continue;
     }
-    ctx.count('cells');
     // a column the run re-points (maybe by making it anew) is named through the journal
     const liveColumn = !inRecreated && !ctx.repointedColumns.has(columnId);
+    // a cell made anew needs its record's place; a sub-record whose parent is not live (marked
+    // gone without it) has none
+    const top = ctx.topOf(recordId, ctx.liveRecords);
+    if (b?.value != null && !(l && liveColumn) && !top) {
+      ctx.notRestored.push({ entity: 'cell', id: change.id, label, reason: notLive(rec.parentRecordId ?? recordId) });
+      continue;
+    }
+    ctx.count('cells');
     if (b?.value == null) {
       ctx.liveIds.set(l!.id, 'cell');
       ctx.steps.cells.push({ op: 'clearCell', key: `clear-cell:${l!.id}`, target: l!.id, label });
@@ -56,9 +63,8 @@ export function planCells(ctx: PlanContext): void {
       ctx.liveIds.set(l.id, 'cell');
       ctx.steps.cells.push({ op: 'setCell', key: `set-cell:${l.id}`, target: l.id, value: remappableCell(b.value, ctx.recreated), label });
     } else {
-      const top = ctx.topOf(recordId, ctx.liveRecords)!;
       ctx.liveIds.set(recordId, 'record');
-      if (top.collectionId) ctx.liveIds.set(top.collectionId, 'collection');
+      if (top!.collectionId) ctx.liveIds.set(top!.collectionId, 'collection');
       if (liveColumn) ctx.liveIds.set(columnId, 'column');
       ctx.steps.cells.push({
         op: 'createCell',
@@ -67,7 +73,7 @@ export function planCells(ctx: PlanContext): void {
         oldId: b.id,
         record: recordId,
         column: columnId,
-        collection: top.collectionId ?? '',
+        collection: top!.collectionId ?? '',
         module: moduleId,
         workspaceId: ctx.input.workspaceId,
         value: remappableCell(b.value, ctx.recreated),

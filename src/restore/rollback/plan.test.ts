@@ -52,6 +52,16 @@ describe('planRollback', () => {
     expect(p.liveIds.get('r1')).toBe('record');
   });
 
+  it('a cell of a sub-record whose parent no side holds is declared, not planned (and does not throw)', () => {
+    // the parent r1 was marked gone without its sub-record s1 (neither side holds r1); s1's cell was cleared
+    const records = [rec('r2', 'Beta', { position: 1 }), rec('s1', 'Step', { parentRecordId: 'r1' })];
+    const base = tree({ records, cells: [cell('v4', 's1', 'k-status', 'Done')] });
+    const live = tree({ records, cells: [] });
+    const p = plan(base, live, live);
+    expect(allSteps(p.plan).filter((s) => s.op === 'createCell')).toEqual([]);
+    expect(p.plan.notRestored).toEqual(expect.arrayContaining([expect.objectContaining({ entity: 'cell', id: 'v4', reason: expect.stringContaining('r1') })]));
+  });
+
   it('record fields back in one write per record; an archived record is un-archived in place', () => {
     const base = tree();
     const damaged = tree({ records: [rec('r1', 'Renamed', { collectionId: 'c2', isArchived: true }), rec('r2', 'Beta', { position: 1 }), rec('s1', 'Step', { parentRecordId: 'r1' })] });

@@ -1,15 +1,17 @@
 // What the console's recover preview reads of one module's content (records, cells, amendments), fast
 // enough for a module of 10,000 records: at one snapshot without the cells' and amendments' `raw` (the
-// planners never read it), or — for a rollback's two sides, snapshot s and the latest l — every
-// version both hold read once and shared, and cells only where the two sides differ, plus those the
-// planner rebuilds whole (of records and columns gone by l). Fed to the very same planners through
-// `withContent`, a StateReader that answers records/cells/amendments of that module from here.
+// planners never read it), or — for a rollback's two sides, snapshot s and the latest l — only what
+// the rollback planner can act on: the records, cells and notes whose version differs between the
+// sides, what it rebuilds whole (records and columns gone by l, records under gone ones), and the
+// records those name (their parents), every version both sides hold read once and shared. Fed to the
+// very same planners through `withContent`, a StateReader that answers records/cells/amendments of
+// that module from here.
 
 import type Database from 'better-sqlite3';
 import type { Amendment, BoardRecord, Cell, Collection, Column, ColumnScope, Module } from '../../domain/entities.js';
 import { SPECS, fromRow, quoteCol, type EntitySpec } from '../tables/entity-specs.js';
 import type { StateReader } from '../port.js';
-import { fewChangesIn } from './module-census.js';
+import { BY_TIME, censusOf, censusSql, fewChangesIn, type PlainCensus } from './module-census.js';
 
 const OPEN = '9223372036854775807';
 
@@ -19,10 +21,10 @@ export interface ModuleContent {
   amendments: Amendment[];
 }
 
-/** The select list with `raw` read as NULL (parsed to null): kinds whose raw the planners ignore;
- * for cells their times too (the planners never read them). */
-const leanList = (spec: EntitySpec): string =>
-  spec.fields.map((x) => (x.col === 'raw' || (spec.kind === 'cell' && (x.col === 'created_at' || x.col === 'updated_at')) ? `NULL AS ${quoteCol(x.col)}` : quoteCol(x.col))).join(', ');
+/** Columns read as NULL: `raw` (the planners ignore it), and a cell's times (they never read them). */
+const LEAN_NULL = { cell: new Set(['raw', 'created_at', 'updated_at']), other: new Set(['raw']) };
+/** The select list with those read as NULL (parsed to null). */
+const leanList = (spec: EntitySpec): string => spec.fields.map((x) => ((spec.kind === 'cell' ? LEAN_NULL.cell : LEAN_NULL.other).has(x.col) ? `NULL AS ${quoteCol(x.col)}` : quoteCol(x.col))).join(', ');
 /** Records: raw only where the planners may look in it — the creation time, when the row has none
  * (sibling-order.ts createdAtOf). */
 const recordList = (a: string): string =>
@@ -36,13 +38,42 @@ function rows(db: Database.Database, sql: string, params: Record<string, unknown
 
 const at = (r: Row, n: number): boolean => r.from <= n && (r.to === null || r.to > n);
 
+/**
+ * readModuleContent's cells as of snapshot n but those of `plainColumns`, and how many cells of
+ * `plainColumns` hold a value — one pass over the module's cells, not two (the restore preview
+ * counts those cells: store/read/module-census.ts, ui/recover-restore.ts).
+ */
+export function readModuleContentCounting(db: Database.Database, moduleId: string, n: number, plainColumns: readonly string[]): { content: ModuleContent; plainValued: number } {
+  const p = { m: moduleId, n, plain: JSON.stringify(plainColumns) };
+  const live = (a: string): string => `${a}.valid_from <= @n AND coalesce(${a}.valid_to, ${OPEN}) > @n`;
+  // the cell columns read (the others are NULL in leanList), in SPECS order
+  const read = SPECS.cell.fields.map((x) => x.col).filter((c) => !LEAN_NULL.cell.has(c));
+  const [valued, json] = db
+    .prepare(
+      `SELECT count(*) FILTER (WHERE c.plain AND c.value IS NOT NULL), json_group_array(json_array(${read.map((c) => `c.${quoteCol(c)}`).join(', ')})) FILTER (WHERE NOT c.plain)
+         FROM (SELECT c.*, coalesce(c.column_id IN (SELECT value FROM json_each(@plain)), 0) AS plain FROM cell_versions c
+                WHERE c.record_id IN (SELECT r.id FROM record_versions r WHERE r.module_id = @m AND ${live('r')}) AND ${live('c')}) c`,
+    )
+    .raw(true)
+    .get(p) as [number, string];
+  const at = (c: string): number => read.indexOf(c);
+  const cells = (JSON.parse(json) as unknown[][]).map((v) => SPECS.cell.fields.map((x) => (at(x.col) < 0 ? null : v[at(x.col)])));
+  // readModuleContent's order: record, then id
+  const rec = at('record_id');
+  const id = at('id');
+  cells.sort((a, b) => binaryCmp(a[rec] as string, b[rec] as string) || binaryCmp(a[id] as string, b[id] as string));
+  const content = readModuleContent(db, moduleId, n, plainColumns, false);
+  content.cells = cells.map((r) => fromRow<Cell>(SPECS.cell, r));
+  return { content, plainValued: valued };
+}
+
 /** The module's records, cells and notes as of snapshot n, cells and notes without `raw`; cells of
  * `skipColumns` left out (the restore preview counts those in SQL: store/read/module-census.ts). */
-export function readModuleContent(db: Database.Database, moduleId: string, n: number, skipColumns: readonly string[] = []): ModuleContent {
+export function readModuleContent(db: Database.Database, moduleId: string, n: number, skipColumns: readonly string[] = [], withCells = true): ModuleContent {
   const p = { m: moduleId, n, skip: JSON.stringify(skipColumns) };
   const live = (a: string): string => `${a}.valid_from <= @n AND coalesce(${a}.valid_to, ${OPEN}) > @n`;
   const recs = db.prepare(`SELECT ${recordList('r')} FROM record_versions r WHERE r.module_id = @m AND ${live('r')} ORDER BY r.parent_record_id IS NOT NULL, r.position IS NULL, r.position, r.id`).raw(true).all(p) as unknown[][];
-  const cells = db
+  const cells = !withCells ? [] : db
     .prepare(`SELECT ${leanList(SPECS.cell)} FROM cell_versions c WHERE c.record_id IN (SELECT r.id FROM record_versions r WHERE r.module_id = @m AND ${live('r')}) AND ${live('c')} AND coalesce(c.column_id NOT IN (SELECT value FROM json_each(@skip)), 1) ORDER BY c.record_id, c.id`)
     .raw(true)
     .all(p) as unknown[][];
@@ -57,98 +88,235 @@ export function readModuleContent(db: Database.Database, moduleId: string, n: nu
   };
 }
 
+/** SQL: the module's records of any version in the window, and its top-level records at s. */
+export const everSql = `SELECT r.id FROM record_versions r WHERE r.module_id = @m AND r.valid_from <= @l AND coalesce(r.valid_to, ${OPEN}) > @s`;
+const topAtS = `SELECT r.id FROM record_versions r WHERE r.module_id = @m AND r.parent_record_id IS NULL AND r.valid_from <= @s AND coalesce(r.valid_to, ${OPEN}) > @s`;
+/** SQL: a version at s closed by l, or one at l opened after s (an edit is one of each). */
+const changedVersion = (a: string): string => `((${a}.valid_from <= @s AND ${a}.valid_to > @s AND ${a}.valid_to <= @l) OR (${a}.valid_from > @s AND ${a}.valid_from <= @l AND coalesce(${a}.valid_to, ${OPEN}) > @l))`;
+/** A version of either side (not one that came and went in between). */
+const either = (a: string): string => `((${a}.valid_from <= @s AND coalesce(${a}.valid_to, ${OPEN}) > @s) OR (${a}.valid_from <= @l AND ${a}.valid_to IS NULL) OR (${a}.valid_from <= @l AND ${a}.valid_to > @l))`;
+const head = (a: string): string => `${a}.vid, ${a}.valid_from, ${a}.valid_to`;
+
 /**
- * Both sides of a rollback (s < l): records and notes whole (a version both hold is one object),
- * cells only where the sides differ, every cell at s of a record or a column gone by l, and the
- * cells both hold whose value may name a record gone by l (or under one). Cells of
- * `plainColumns` in top-level records both sides hold (`plainRecords`) are left out: the rollback
- * preview counts those in SQL (store/read/module-census.ts).
+ * Both sides of a rollback (s < l), reduced to what the rollback planner can act on: with the latest
+ * backup standing in for the service, a record, cell or note whose version both sides share plans
+ * nothing (its three sides are equal), unless the planner rebuilds it whole. So: the records whose
+ * version differs between the sides, those of a collection gone by l, those under a record gone by l,
+ * the records of every cell and changed note read, and their parents — each with both its sides (a
+ * version both hold is one object), in state.records()'s order. Notes whole; cells only where the
+ * sides differ, every cell of a record gone by l (or under one) and of a column gone by l, and the
+ * cells both hold whose value may name a record gone by l (or under one). Cells of `plainColumns`
+ * in top-level records both sides hold are left out: those of the `selected` ones are counted in SQL
+ * (`census`, store/read/module-census.ts, with its first `listed`).
  */
 export function readModuleWindow(
   db: Database.Database,
   moduleId: string,
   s: number,
   l: number,
-  plainColumns: readonly string[] = [],
-): { base: ModuleContent; after: ModuleContent; plainRecords: string[] } {
+  plainColumns: readonly string[],
+  selected: readonly string[],
+  listed: number,
+): { base: ModuleContent; after: ModuleContent; census: PlainCensus } {
   const p: Record<string, unknown> = { m: moduleId, s, l };
-  const span = (a: string): string => `${a}.valid_from <= @l AND coalesce(${a}.valid_to, ${OPEN}) > @s`;
-  // a version of either side (not one that came and went in between)
-  const either = (a: string): string => `((${a}.valid_from <= @s AND coalesce(${a}.valid_to, ${OPEN}) > @s) OR (${a}.valid_from <= @l AND ${a}.valid_to IS NULL) OR (${a}.valid_from <= @l AND ${a}.valid_to > @l))`;
-  const head = (a: string): string => `${a}.vid, ${a}.valid_from, ${a}.valid_to`;
-  const recRows = rows(db, `SELECT ${head('r')}, ${recordList('r')} FROM record_versions r WHERE r.module_id = @m AND ${either('r')} ORDER BY r.parent_record_id IS NOT NULL, r.position IS NULL, r.position, r.id`, p);
-  // the module's records of any version in the window, read once for every query below
-  p.ever = JSON.stringify(db.prepare(`SELECT DISTINCT r.id FROM record_versions r WHERE r.module_id = @m AND ${span('r')}`).pluck().all(p));
-  const everIds = `SELECT value FROM json_each(@ever)`;
-  // versions at s closed by l, and versions at l begun after s (an edit is one of each)
-  const changed = `((c.valid_from <= @s AND c.valid_to > @s AND c.valid_to <= @l) OR (c.valid_from > @s AND c.valid_from <= @l AND coalesce(c.valid_to, ${OPEN}) > @l))`;
-  const amendmentRows = rows(db, `SELECT ${head('a')}, ${leanList(SPECS.amendment)} FROM amendment_versions a WHERE (a.module_id = @m OR a.record_id IN (${everIds})) AND ${either('a')} ORDER BY a.created_at, a.id`, p);
-
-  const side = <T>(list: Row[], spec: EntitySpec, n: number, cache: Map<number, T>): T[] =>
-    list.filter((r) => at(r, n)).map((r) => {
-      let e = cache.get(r.vid);
-      if (!e) cache.set(r.vid, (e = fromRow<T>(spec, r.rest)));
-      return e;
-    });
-  const recCache = new Map<number, BoardRecord>();
-  const baseRecords = side<BoardRecord>(recRows, SPECS.record, s, recCache);
-  const afterRecords = side<BoardRecord>(recRows, SPECS.record, l, recCache);
-  const topAfter = new Set(afterRecords.filter((r) => r.parentRecordId === null).map((r) => r.id));
-  const plainRecords = plainColumns.length ? baseRecords.filter((r) => r.parentRecordId === null && topAfter.has(r.id)).map((r) => r.id) : [];
-  const plain = plainRecords.length ? ` AND NOT (c.column_id IN (SELECT value FROM json_each(@pc)) AND c.record_id IN (SELECT value FROM json_each(@pr)))` : '';
-  // a short window's changed cells are found by the versions closed and opened in it (the same
-  // rows; unary + keeps SQLite from seeking by record there), a long one's by the module's records
-  const cellSql = fewChangesIn(db, s, l, JSON.parse(p.ever as string).length * 8)
-    ? `SELECT ${head('c')}, ${leanList(SPECS.cell)} FROM cell_versions c WHERE c.valid_to > @s AND c.valid_to <= @l AND c.valid_from <= @s AND +c.record_id IN (${everIds})${plain}
-       UNION ALL SELECT ${head('c')}, ${leanList(SPECS.cell)} FROM cell_versions c WHERE c.valid_from > @s AND c.valid_from <= @l AND c.valid_from > 0 AND coalesce(c.valid_to, ${OPEN}) > @l AND +c.record_id IN (${everIds})${plain}`
-    : `SELECT ${head('c')}, ${leanList(SPECS.cell)} FROM cell_versions c WHERE c.record_id IN (${everIds}) AND ${changed}${plain}`;
-  const cellRows = rows(db, cellSql, plain ? { ...p, pc: JSON.stringify(plainColumns), pr: JSON.stringify(plainRecords) } : p);
-
-  // rebuilt whole by the planner: cells (at s) of records gone by l and of columns gone by l
-  const liveRecords = new Set(afterRecords.map((r) => r.id));
-  const goneRecords = baseRecords.filter((r) => !liveRecords.has(r.id)).map((r) => r.id);
-  const liveColumns = new Set(db.prepare(`SELECT v.id FROM column_versions v WHERE v.module_id = @m AND v.valid_from <= @l AND coalesce(v.valid_to, ${OPEN}) > @l`).pluck().all(p) as string[]);
-  const goneColumns = (db.prepare(`SELECT v.id FROM column_versions v WHERE v.module_id = @m AND v.valid_from <= @s AND coalesce(v.valid_to, ${OPEN}) > @s`).pluck().all(p) as string[]).filter((c) => !liveColumns.has(c));
-  const extra: Row[] = [];
-  if (goneRecords.length || goneColumns.length) {
-    const whole = `SELECT ${head('c')}, ${leanList(SPECS.cell)} FROM cell_versions c WHERE c.valid_from <= @s AND coalesce(c.valid_to, ${OPEN}) > @s AND c.record_id IN (${everIds})`;
-    const byRecord = db.prepare(`${whole} AND c.record_id = @r`).raw(true);
-    const byColumn = db.prepare(`${whole} AND c.column_id = @c`).raw(true);
-    const toRow = ([vid, from, to, ...rest]: unknown[]): Row => ({ vid: vid as number, from: from as number, to: to as number | null, rest });
-    for (const r of goneRecords) extra.push(...(byRecord.all({ ...p, r }) as unknown[][]).map(toRow));
-    for (const c of goneColumns) extra.push(...(byColumn.all({ ...p, c }) as unknown[][]).map(toRow));
-  }
-  if (goneRecords.length) {
-    // cells both sides hold that may name a record the planner recreates (one gone by l, or under
-    // one): it re-points them to the copy (planCells' relation cells)
-    const under = new Set(goneRecords);
-    for (let grew = true; grew; ) {
-      grew = false;
-      for (const r of baseRecords) if (r.parentRecordId !== null && under.has(r.parentRecordId) && !under.has(r.id)) (under.add(r.id), (grew = true));
+  const full = `SELECT ${head('r')}, ${recordList('r')} FROM record_versions r`;
+  // every version of a record whose version differs between the sides (none of its versions is shared)
+  const recRows = rows(db, `${full} WHERE r.module_id = @m AND ${changedVersion('r')}`, p);
+  const parentCol = SPECS.record.fields.findIndex((x) => x.col === 'parent_record_id');
+  const idCol = SPECS.record.fields.findIndex((x) => x.col === 'id');
+  const idOf = (r: Row): string => r.rest[idCol] as string;
+  const atS = new Map<string, Row>();
+  const atL = new Map<string, Row>();
+  const place = (list: Row[]): void => {
+    for (const r of list) {
+      if (at(r, s)) atS.set(idOf(r), r);
+      if (at(r, l)) atL.set(idOf(r), r);
     }
-    const naming = `SELECT ${head('c')}, ${leanList(SPECS.cell)} FROM cell_versions c WHERE c.record_id IN (${everIds}) AND c.valid_from <= @s AND coalesce(c.valid_to, ${OPEN}) > @l
-      AND c.value IS NOT NULL AND EXISTS (SELECT 1 FROM json_each(@named) g WHERE instr(c.value, g.value) > 0)`;
-    extra.push(...rows(db, naming, { ...p, named: JSON.stringify([...under]) }));
+  };
+  place(recRows);
+  const notPlain = [...atS].filter(([id, r]) => r.rest[parentCol] === null && atL.get(id)?.rest[parentCol] !== null).map(([id]) => id);
+  // the records whose plain cells are counted: top-level at s and at l
+  const plainSql = `SELECT id FROM (${topAtS}) WHERE id NOT IN (SELECT value FROM json_each(@notPlain))`;
+  p.notPlain = JSON.stringify(notPlain);
+
+  // the records the planner rebuilds whole: gone by l, and (at s) under one, with every version
+  const gone = [...atS.keys()].filter((id) => !atL.has(id));
+  const under = new Set(gone);
+  for (let next = gone; next.length; ) {
+    const parents = new Set(next);
+    const subs = rows(db, `${full} WHERE r.parent_record_id IN (SELECT value FROM json_each(@ps)) AND r.module_id = @m AND ${either('r')}`, { ...p, ps: JSON.stringify(next) });
+    const fresh = subs.filter((r) => !atS.has(idOf(r)) && !atL.has(idOf(r)));
+    place(fresh);
+    recRows.push(...fresh);
+    next = [...new Set(subs.map(idOf))].filter((id) => !under.has(id) && parents.has(atS.get(id)?.rest[parentCol] as string));
+    for (const id of next) under.add(id);
   }
+  const changed = changedCells(db, p, plainColumns, plainSql, selected, listed);
+  const cellRows = [...changed.rows, ...wholeCells(db, p, [...under])];
   const seen = new Set<number>();
-  const allCells = [...cellRows, ...extra].filter((r) => !seen.has(r.vid) && (seen.add(r.vid), true));
+  const allCells = cellRows.filter((r) => !seen.has(r.vid) && (seen.add(r.vid), true));
   // the order state.cells() reads them in: record, then id
-  const recordCol = SPECS.cell.fields.findIndex((x) => x.col === 'record_id');
-  const idCol = SPECS.cell.fields.findIndex((x) => x.col === 'id');
-  allCells.sort((a, b) => cmp(a.rest[recordCol] as string, b.rest[recordCol] as string) || cmp(a.rest[idCol] as string, b.rest[idCol] as string));
+  const cellRecordCol = SPECS.cell.fields.findIndex((x) => x.col === 'record_id');
+  const cellIdCol = SPECS.cell.fields.findIndex((x) => x.col === 'id');
+  allCells.sort((a, b) => binaryCmp(a.rest[cellRecordCol] as string, b.rest[cellRecordCol] as string) || binaryCmp(a.rest[cellIdCol] as string, b.rest[cellIdCol] as string));
+  // notes whole, each with whether its record is in the module at s and at l
+  const inModuleAt = (n: string): string => `EXISTS (SELECT 1 FROM record_versions x WHERE x.id = a.record_id AND x.module_id = @m AND x.valid_from <= @${n} AND coalesce(x.valid_to, ${OPEN}) > @${n})`;
+  const noteRows = rows(
+    db,
+    `SELECT ${head('a')}, ${inModuleAt('s')}, ${inModuleAt('l')}, ${leanList(SPECS.amendment)} FROM amendment_versions a WHERE (a.module_id = @m OR a.record_id IN (${everSql})) AND ${either('a')} ORDER BY a.created_at, a.id`,
+    p,
+  );
+
+  // the other records the planner looks at: of gone collections, of the cells and changed notes read
+  const wanted = new Set<string>(inGoneCollections(db, p));
+  for (const c of allCells) wanted.add(c.rest[cellRecordCol] as string);
+  const noteRecordCol = SPECS.amendment.fields.findIndex((x) => x.col === 'record_id') + 2;
+  for (const a of noteRows) if (at(a, s) !== at(a, l)) wanted.add(a.rest[noteRecordCol] as string);
+  // and the parents of every record they look at (labels, where a sub-record's cell goes)
+  for (let round = 0; round < 2; round++) {
+    if (round === 1) for (const r of recRows) if (r.rest[parentCol] !== null) wanted.add(r.rest[parentCol] as string);
+    const missing = [...wanted].filter((id) => !atS.has(id) && !atL.has(id));
+    wanted.clear();
+    if (!missing.length) continue;
+    const more = rows(db, `${full} WHERE r.id IN (SELECT value FROM json_each(@k)) AND r.module_id = @m AND ${either('r')}`, { ...p, k: JSON.stringify(missing) });
+    place(more);
+    recRows.push(...more);
+  }
+  recRows.sort(recordOrder);
+
+  const recCache = new Map<number, BoardRecord>();
   const cellCache = new Map<number, Cell>();
-  const amendmentCache = new Map<number, Amendment>();
-  // an amendment belongs to a side when the module names it or its record is there then
-  const baseIds = new Set(baseRecords.map((r) => r.id));
-  const amendmentsAt = (n: number, ids: Set<string>): Amendment[] => side<Amendment>(amendmentRows, SPECS.amendment, n, amendmentCache).filter((a) => a.moduleId === moduleId || ids.has(a.recordId));
+  const noteCache = new Map<number, Amendment>();
+  // a cell belongs to a side when its record is there then (as state.cells reads them); a note when
+  // the module names it or its record is there then
+  const cellsAt = (n: number, there: ReadonlyMap<string, unknown>): Cell[] => side<Cell>(allCells, SPECS.cell, n, cellCache).filter((c) => there.has(c.recordId));
+  const notesAt = (n: number, flag: 0 | 1): Amendment[] => {
+    const out: Amendment[] = [];
+    for (const a of noteRows) {
+      if (!at(a, n)) continue;
+      let e = noteCache.get(a.vid);
+      if (!e) noteCache.set(a.vid, (e = fromRow<Amendment>(SPECS.amendment, a.rest.slice(2))));
+      if (e.moduleId === moduleId || a.rest[flag] === 1) out.push(e);
+    }
+    return out;
+  };
   return {
-    base: { records: baseRecords, cells: side<Cell>(allCells, SPECS.cell, s, cellCache), amendments: amendmentsAt(s, baseIds) },
-    after: { records: afterRecords, cells: side<Cell>(allCells, SPECS.cell, l, cellCache), amendments: amendmentsAt(l, liveRecords) },
-    plainRecords,
+    base: { records: side<BoardRecord>(recRows, SPECS.record, s, recCache), cells: cellsAt(s, atS), amendments: notesAt(s, 0) },
+    after: { records: side<BoardRecord>(recRows, SPECS.record, l, recCache), cells: cellsAt(l, atL), amendments: notesAt(l, 1) },
+    census: changed.census,
   };
 }
+function side<T>(list: Row[], spec: EntitySpec, n: number, cache: Map<number, T>): T[] {
+  const out: T[] = [];
+  for (const r of list) {
+    if (!at(r, n)) continue;
+    let e = cache.get(r.vid);
+    if (!e) cache.set(r.vid, (e = fromRow<T>(spec, r.rest)));
+    out.push(e);
+  }
+  return out;
+}
 
-const cmp = (a: string, b: string): number => (a < b ? -1 : a > b ? 1 : 0);
+/** The module's records at s in a collection l no longer holds (the planner moves them back into its copy). */
+function inGoneCollections(db: Database.Database, p: Record<string, unknown>): string[] {
+  const gone = db.prepare(`${structureAt('collection', 's')} EXCEPT ${structureAt('collection', 'l')}`).pluck().all(p) as string[];
+  if (!gone.length) return [];
+  return db.prepare(`SELECT r.id FROM record_versions r WHERE r.collection_id IN (SELECT value FROM json_each(@gc)) AND r.module_id = @m AND r.valid_from <= @s AND coalesce(r.valid_to, ${OPEN}) > @s`).pluck().all({ ...p, gc: JSON.stringify(gone) }) as string[];
+}
+
+/** SQL: the ids of a module's collections or columns at snapshot @n. */
+const structureAt = (kind: 'collection' | 'column', n: string): string => `SELECT v.id FROM ${kind}_versions v WHERE v.module_id = @m AND v.valid_from <= @${n} AND coalesce(v.valid_to, ${OPEN}) > @${n}`;
+
+/**
+ * Cell versions at s closed by l and at l opened after s (an edit is one of each) of the module's
+ * records, but those of `plainColumns` in the records `plainSql` selects — and those counted, for
+ * the `selected` columns (censusSql, module-census.ts: its first `limit`). One pass over the changed
+ * cells feeds both (a materialized CTE).
+ */
+function changedCells(db: Database.Database, p: Record<string, unknown>, plainColumns: readonly string[], plainSql: string, selected: readonly string[], limit: number): { rows: Row[]; census: PlainCensus } {
+  const records = db.prepare(`SELECT count(*) FROM (${everSql})`).pluck().get(p) as number;
+  // a short window's changed cells are found by the versions closed and opened in it (unary + keeps
+  // SQLite from seeking by record there), a long one's by the module's records: the same rows
+  const where = fewChangesIn(db, p.s as number, p.l as number, records * 8) ? `${BY_TIME} AND +c.record_id IN (${everSql})` : `c.record_id IN (${everSql}) AND ${changedVersion('c')}`;
+  const plain = plainColumns.length ? `(coalesce(c.column_id IN (SELECT value FROM json_each(@pc)), 0) AND c.record_id IN (${plainSql}))` : '0';
+  const cols = SPECS.cell.fields.map((x) => (LEAN_NULL.cell.has(x.col) ? 'NULL' : `c.${quoteCol(x.col)}`)).join(', ');
+  const list = db
+    .prepare(
+      `WITH ch AS MATERIALIZED (SELECT ${head('c')}, c.id, c.record_id, c.column_id, c.value, ${plain} AS plain FROM cell_versions c WHERE ${where}),
+       page AS (${censusSql('ch')})
+       SELECT 1, * FROM page UNION ALL SELECT 0, c.vid, c.valid_from, c.valid_to, ${cols} FROM ch c WHERE NOT c.plain`,
+    )
+    .raw(true)
+    .all({ ...p, pc: JSON.stringify(plainColumns), sel: JSON.stringify(selected), limit: Math.max(limit, 1) }) as unknown[][];
+  const page = list.filter((r) => r[0] === 1).map((r) => r.slice(1));
+  const rows = list.filter((r) => r[0] === 0).map(([, vid, from, to, ...rest]) => ({ vid: vid as number, from: from as number, to: to as number | null, rest }));
+  return { rows, census: censusOf(page, limit) };
+}
+
+/** Cells of either side of `under` (records gone by l and under them) and of the module's columns
+ * gone by l, and the cells both sides hold that may name one of `under`: the planner recreates
+ * those records and columns, and re-points such cells to the copies (planCells' relation cells). */
+function wholeCells(db: Database.Database, p: Record<string, unknown>, under: readonly string[]): Row[] {
+  const goneColumns = db.prepare(`${structureAt('column', 's')} EXCEPT ${structureAt('column', 'l')}`).pluck().all(p) as string[];
+  const out: Row[] = [];
+  if (!under.length && !goneColumns.length) return out;
+  const whole = `SELECT ${head('c')}, ${leanList(SPECS.cell)} FROM cell_versions c WHERE ${either('c')} AND c.record_id IN (${everSql})`;
+  const byRecord = db.prepare(`${whole} AND c.record_id = @r`).raw(true);
+  const byColumn = db.prepare(`${whole} AND c.column_id = @c`).raw(true);
+  const toRow = ([vid, from, to, ...rest]: unknown[]): Row => ({ vid: vid as number, from: from as number, to: to as number | null, rest });
+  for (const r of under) out.push(...(byRecord.all({ ...p, r }) as unknown[][]).map(toRow));
+  for (const c of goneColumns) out.push(...(byColumn.all({ ...p, c }) as unknown[][]).map(toRow));
+  if (under.length) {
+    const naming = `SELECT ${head('c')}, ${leanList(SPECS.cell)} FROM cell_versions c WHERE c.record_id IN (${everSql}) AND c.valid_from <= @s AND coalesce(c.valid_to, ${OPEN}) > @l
+      AND c.value IS NOT NULL AND EXISTS (SELECT 1 FROM json_each(@named) g WHERE instr(c.value, g.value) > 0)`;
+    out.push(...rows(db, naming, { ...p, named: JSON.stringify(under) }));
+  }
+  return out;
+}
+
+/** SQLite's BINARY order of two strings (their UTF-8 bytes, so code points), which `<` on UTF-16 is not. */
+export function binaryCmp(a: string, b: string): number {
+  if (a === b) return 0;
+  const n = Math.min(a.length, b.length);
+  for (let i = 0; i < n; i++) {
+    const x = a.charCodeAt(i);
+    const y = b.charCodeAt(i);
+    if (x === y) continue;
+    // a surrogate (U+D800–DFFF: half of a code point above U+FFFF) sorts after U+E000–FFFF
+    const hx = x >= 0xd800 && x <= 0xdfff;
+    const hy = y >= 0xd800 && y <= 0xdfff;
+    if (hx !== hy && (hx ? y : x) >= 0xe000) return hx ? 1 : -1;
+    return x - y;
+  }
+  return a.length - b.length;
+}
+
+const recordCol = (col: string): number => SPECS.record.fields.findIndex((x) => x.col === col);
+const R_PARENT = recordCol('parent_record_id');
+const R_POSITION = recordCol('position');
+const R_ID = recordCol('id');
+/** state.records()'s order: parent_record_id IS NOT NULL, position IS NULL, position, id. */
+function recordOrder(a: Row, b: Row): number {
+  const pa = a.rest[R_PARENT] !== null ? 1 : 0;
+  const pb = b.rest[R_PARENT] !== null ? 1 : 0;
+  if (pa !== pb) return pa - pb;
+  const xa = a.rest[R_POSITION] as number | null;
+  const xb = b.rest[R_POSITION] as number | null;
+  if ((xa === null) !== (xb === null)) return xa === null ? 1 : -1;
+  if (xa !== null && xb !== null && xa !== xb) return xa < xb ? -1 : 1;
+  return binaryCmp(a.rest[R_ID] as string, b.rest[R_ID] as string);
+}
+
+/** Names of records at snapshot n (the first page of a rollback preview labels plain cells with them). */
+export function recordNamesAt(db: Database.Database, moduleId: string, n: number, ids: readonly string[]): Map<string, string> {
+  if (!ids.length) return new Map();
+  const list = db
+    .prepare(`SELECT r.id, r.name FROM record_versions r WHERE r.id IN (SELECT value FROM json_each(@ids)) AND r.module_id = @m AND r.valid_from <= @n AND coalesce(r.valid_to, ${OPEN}) > @n`)
+    .raw(true)
+    .all({ ids: JSON.stringify([...new Set(ids)]), m: moduleId, n }) as [string, string][];
+  return new Map(list);
+}
+
 
 /** `state`, except that the module's records, cells and amendments come from `content`. */
 export function withContent(state: StateReader, moduleId: string, content: ModuleContent): StateReader {
