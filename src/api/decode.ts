@@ -3,6 +3,7 @@
 
 import { z } from 'zod';
 import type { RawObject } from '../domain/entities.js';
+import { YES, inPlaceCheckOf } from './in-place-check.js';
 import { isPlainObject, ownField, parseJsonBody, unwrapList, unwrapObject, validate, type Unwrapped } from './parse-body.js';
 import type { ApiResponse } from './transport.js';
 
@@ -41,14 +42,16 @@ export function decodeItems<S extends z.ZodType, T>(
   pick?: (item: unknown) => string | undefined,
 ): T[] {
   const items = validate(ListSchema, list, res);
+  const inPlace = inPlaceCheckOf(schema);
   return items.map((item, i) => {
     const innerKey = pick?.(item);
-    const target: Unwrapped =
-      innerKey !== undefined && isPlainObject(item)
-        ? { value: ownField(item, innerKey), path: [...list.path, i, innerKey] }
-        : { value: item, path: [...list.path, i] };
+    const stepIn = innerKey !== undefined && isPlainObject(item);
+    const value = stepIn ? ownField(item, innerKey) : item;
+    // the usual case, valid in place (in-place-check.ts): no path built for an error never raised
+    if (inPlace?.(value) === YES) return map(value as z.output<S>, value as RawObject);
+    const target: Unwrapped = { value, path: stepIn ? [...list.path, i, innerKey] : [...list.path, i] };
     const body = validate(schema, target, res);
-    return map(body, target.value as RawObject);
+    return map(body, value as RawObject);
   });
 }
 

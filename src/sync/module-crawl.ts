@@ -70,6 +70,57 @@ function withParents(ids: Iterable<string>, prevRecords: ReadonlyMap<string, Boa
   return out;
 }
 
+/** An incremental pass: columns that changed or vanished — the records holding their cells are
+ * re-read, so the cells carry the column's new state (or, where the service keeps them, `column: null`). */
+function recordsOfChangedColumns(
+  module: Module,
+  prevState: StateReader | null,
+  full: boolean,
+  columns: Column[],
+  prevRecords: ReadonlyMap<string, BoardRecord>,
+): Set<string> {
+  const deepIds = new Set<string>();
+  if (!full && prevState) {
+    const nowColumns = new Map(columns.map((c) => [c.id, c]));
+    const touched = new Set(prevState.columns(module.id).filter((c) => !nowColumns.has(c.id) || !sameColumn(c, nowColumns.get(c.id)!)).map((c) => c.id));
+    if (touched.size) {
+      for (const cell of prevState.cells(module.id)) if (cell.columnId && touched.has(cell.columnId)) deepIds.add(cell.recordId);
+    }
+  }
+  return withParents(deepIds, prevRecords);
+}
+
+/** An incremental pass: sub-records no listing showed are looked for under archived parents. */
+async function recheckLostSubRecords(
+  reader: RecordReader,
+  module: Module,
+  prevState: StateReader | null,
+  plan: ModuleCrawlPlan,
+  prevRecords: ReadonlyMap<string, BoardRecord>,
+  listed: BoardRecord[],
+): Promise<void> {
+  // A sub-record the feed says was created that no listing showed: its parent is archived (the
+  // deployed service archives and un-archives without a log row), so archived parents of the
+  // collection the row names re-list their sub-records.
+  const lostIn = new Set<string | null>();
+  for (const id of plan.namedRecords) {
+    const c = reader.seen.has(id) || prevRecords.has(id) ? undefined : plan.trace?.subRecordCollection(id);
+    if (c !== undefined) lostIn.add(c);
+  }
+  // Sub-records an earlier pass could not place (created and archived under a parent archived
+  // since): while the module changes, the archived parents of their collection re-list theirs, as a
+  // full pass's reading of every archived record would — an un-archive is not logged.
+  if (plan.recheckSubRecords) for (const s of prevState?.unplacedSubRecords(module.id) ?? []) lostIn.add(s.collectionId);
+  if (plan.recheckSubRecords || lostIn.size) {
+    const hasSubs = new Set([...prevRecords.values()].map((r) => r.parentRecordId).filter((id): id is string => id !== null));
+    const listedParents = plan.recheckSubRecords ? listed.filter((r) => r.subRecordCount > 0 || hasSubs.has(r.id)) : [];
+    const archivedParents = [...prevRecords.values()].filter(
+      (r) => r.isArchived && r.parentRecordId === null && ((plan.recheckSubRecords && hasSubs.has(r.id)) || lostIn.has(null) || lostIn.has(r.collectionId)),
+    );
+    await reader.recheckSubRecords([...listedParents, ...archivedParents]);
+  }
+}
+
 export async function crawlModule(
   client: ServiceClient,
   module: Module,
@@ -87,17 +138,7 @@ export async function crawlModule(
   const prevRecords = new Map((prevState?.records(module.id) ?? []).map((r) => [r.id, r]));
   const named = withParents(plan.namedRecords, prevRecords);
 
-  // Columns that changed or vanished: the records holding their cells are re-read, so the cells
-  // carry the column's new state (or, where the service keeps them, `column: null`).
-  const deepIds = new Set<string>();
-  if (!full && prevState) {
-    const nowColumns = new Map([...recordColumns, ...subColumns].map((c) => [c.id, c]));
-    const touched = new Set(prevState.columns(module.id).filter((c) => !nowColumns.has(c.id) || !sameColumn(c, nowColumns.get(c.id)!)).map((c) => c.id));
-    if (touched.size) {
-      for (const cell of prevState.cells(module.id)) if (cell.columnId && touched.has(cell.columnId)) deepIds.add(cell.recordId);
-    }
-  }
-  const deepForColumns = withParents(deepIds, prevRecords);
+  const deepForColumns = recordsOfChangedColumns(module, prevState, full, [...recordColumns, ...subColumns], prevRecords);
 
   const referencesP = readReferences(client, module.id, [...recordColumns, ...subColumns]);
   const listed = await Promise.all(collections.map((c) => client.listRecords(c.id)));
@@ -125,28 +166,7 @@ export async function crawlModule(
   // records holding cells of a changed column — and on a full pass every stored archived record.
   const vanished = [...prevRecords.values()].filter((r) => r.parentRecordId === null && (full || !r.isArchived)).map((r) => r.id);
   await reader.readUnlisted([...vanished, ...named, ...deepForColumns]);
-  // A sub-record the feed says was created that no listing showed: its parent is archived (the
-  // deployed service archives and un-archives without a log row), so archived parents of the
-  // collection the row names re-list their sub-records.
-  const lostIn = new Set<string | null>();
-  if (!full) {
-    for (const id of plan.namedRecords) {
-      const c = reader.seen.has(id) || prevRecords.has(id) ? undefined : plan.trace?.subRecordCollection(id);
-      if (c !== undefined) lostIn.add(c);
-    }
-  }
-  // Sub-records an earlier pass could not place (created and archived under a parent archived
-  // since): while the module changes, the archived parents of their collection re-list theirs, as a
-  // full pass's reading of every archived record would — an un-archive is not logged.
-  if (!full && plan.recheckSubRecords) for (const s of prevState?.unplacedSubRecords(module.id) ?? []) lostIn.add(s.collectionId);
-  if (!full && (plan.recheckSubRecords || lostIn.size)) {
-    const hasSubs = new Set([...prevRecords.values()].map((r) => r.parentRecordId).filter((id): id is string => id !== null));
-    const listedParents = plan.recheckSubRecords ? listed.flat().filter((r) => r.subRecordCount > 0 || hasSubs.has(r.id)) : [];
-    const archivedParents = [...prevRecords.values()].filter(
-      (r) => r.isArchived && r.parentRecordId === null && ((plan.recheckSubRecords && hasSubs.has(r.id)) || lostIn.has(null) || lostIn.has(r.collectionId)),
-    );
-    await reader.recheckSubRecords([...listedParents, ...archivedParents]);
-  }
+  if (!full) await recheckLostSubRecords(reader, module, prevState, plan, prevRecords, listed.flat());
 
   // a record left for later stays current until it is read (see deferUnlisted)
   const deferredIn = (collectionId: string) => reader.deferred.filter((id) => prevRecords.get(id)?.collectionId === collectionId);

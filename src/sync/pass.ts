@@ -85,6 +85,60 @@ export function selectWorkspaces(all: Workspace[], opts: PassOptions): { selecte
   return { selected, missing };
 }
 
+function freshnessClock(store: Store, opts: PassOptions, snapshot: number, lastPass: number | null): FreshnessClock | undefined {
+  return opts.maxStalenessMs
+    ? {
+        windowMs: opts.maxStalenessMs,
+        nowMs: Date.parse(store.getSnapshot(snapshot)!.startedAt),
+        lastPassMs: lastPass === null ? null : Date.parse(store.getSnapshot(lastPass)!.startedAt),
+      }
+    : undefined;
+}
+
+interface WorkspaceListing {
+  snapshot: number;
+  /** Every workspace the key sees, and those of them the pass selected. */
+  all: Workspace[];
+  selected: Workspace[];
+  apply: (batch: WriteBatch) => Promise<void>;
+  failures: PartFailure[];
+  held: HeldLoss[];
+}
+
+/** Writes the selected workspaces (and, while the erasure ledger names someone, their members)
+ * and marks gone the modules of a workspace no longer listed — unless it lost everything at once,
+ * which is held instead (a failure, nothing marked gone). */
+async function writeWorkspaceList(deps: PassDeps, opts: PassOptions, listing: WorkspaceListing): Promise<void> {
+  const { client, store } = deps;
+  const { snapshot, all, selected, apply, failures, held } = listing;
+  const visibleIds = all.map((w) => w.id);
+  const before = store.stateAt(snapshot)?.workspaces() ?? [];
+  const inScope = (id: string): boolean => selectWorkspaces([{ id } as Workspace], { ...opts, workspaceIds: opts.workspaceIds }).selected.length > 0;
+  // The erasure ledger names a person: the store's writer learns their name and email from the
+  // live member lists first, so a row quoting them is scrubbed whichever batch brings it (a full
+  // pass writes the feed in batches before the member lists).
+  const learn = erasedSet(store.db).users.size > 0 ? (await Promise.all(selected.map((w) => client.listMembers(w.id).catch(() => [])))).flat() : [];
+  // A workspace that vanished with everything in it (the likeliest cause: the key lost access —
+  // e.g. the service answered an empty list) is held: nothing marked gone, a failure, an alert.
+  const prevState = store.stateAt(snapshot);
+  const vanished = before.filter((w) => inScope(w.id) && !visibleIds.includes(w.id));
+  // (one `wbsync restore workspace` brought back elsewhere is a loss someone already answered)
+  const restored = vanished.length ? restoredSources(store.db, 'workspace') : new Set<string>();
+  for (const w of vanished) {
+    const loss = opts.acceptLoss || restored.has(w.id) ? null : lossOf(w, (prevState?.modules(w.id) ?? []).map((m) => m.id), prevState?.moduleSizes(w.id) ?? new Map(), 'is not listed any more');
+    if (!loss) continue;
+    held.push(loss);
+    failures.push({ workspaceId: w.id, reason: `held: the service no longer lists this workspace (${loss.modules} modules, ${loss.records} records) — nothing marked gone; ${ACCEPT_LOSS_HINT}` });
+  }
+  const heldIds = new Set(held.map((l) => l.workspaceId));
+  await apply({
+    upserts: { workspaces: selected, ...(learn.length ? { members: learn } : {}) },
+    // Only a listing that covered a workspace can say it is gone: scope = stored ones in the filter.
+    listings: [{ kind: 'workspace', ids: [...visibleIds, ...heldIds], scopeIds: before.map((w) => w.id).filter(inScope) }],
+    gone: vanished.filter((w) => !heldIds.has(w.id)).flatMap((w) => (prevState?.modules(w.id) ?? []).map((m) => ({ kind: 'module' as const, id: m.id, cascade: true }))),
+  });
+}
+
 export async function runPass(deps: PassDeps, opts: PassOptions = {}): Promise<PassResult> {
   const { client, store, logger } = deps;
   const now = deps.now ?? Date.now;
@@ -98,13 +152,7 @@ export async function runPass(deps: PassDeps, opts: PassOptions = {}): Promise<P
   const kind: SnapshotKind = opts.full || selected.some((w) => !store.getCursor(w.id)) ? 'full' : 'incremental';
   const lastPass = store.latestCompleteSnapshot();
   const snapshot = store.beginSnapshot(kind);
-  const freshness: FreshnessClock | undefined = opts.maxStalenessMs
-    ? {
-        windowMs: opts.maxStalenessMs,
-        nowMs: Date.parse(store.getSnapshot(snapshot)!.startedAt),
-        lastPassMs: lastPass === null ? null : Date.parse(store.getSnapshot(lastPass)!.startedAt),
-      }
-    : undefined;
+  const freshness = freshnessClock(store, opts, snapshot, lastPass);
   const counts: Record<string, number> = {};
   const gone: Record<string, number> = {};
   const failures: PartFailure[] = missing.map((id) => ({ workspaceId: id, reason: 'workspace not visible to the key (not a member, or it does not exist)' }));
@@ -147,32 +195,7 @@ export async function runPass(deps: PassDeps, opts: PassOptions = {}): Promise<P
   };
 
   try {
-    const visibleIds = all.map((w) => w.id);
-    const before = store.stateAt(snapshot)?.workspaces() ?? [];
-    const inScope = (id: string): boolean => selectWorkspaces([{ id } as Workspace], { ...opts, workspaceIds: opts.workspaceIds }).selected.length > 0;
-    // The erasure ledger names a person: the store's writer learns their name and email from the
-    // live member lists first, so a row quoting them is scrubbed whichever batch brings it (a full
-    // pass writes the feed in batches before the member lists).
-    const learn = erasedSet(store.db).users.size > 0 ? (await Promise.all(selected.map((w) => client.listMembers(w.id).catch(() => [])))).flat() : [];
-    // A workspace that vanished with everything in it (the likeliest cause: the key lost access —
-    // e.g. the service answered an empty list) is held: nothing marked gone, a failure, an alert.
-    const prevState = store.stateAt(snapshot);
-    const vanished = before.filter((w) => inScope(w.id) && !visibleIds.includes(w.id));
-    // (one `wbsync restore workspace` brought back elsewhere is a loss someone already answered)
-    const restored = vanished.length ? restoredSources(store.db, 'workspace') : new Set<string>();
-    for (const w of vanished) {
-      const loss = opts.acceptLoss || restored.has(w.id) ? null : lossOf(w, (prevState?.modules(w.id) ?? []).map((m) => m.id), prevState?.moduleSizes(w.id) ?? new Map(), 'is not listed any more');
-      if (!loss) continue;
-      held.push(loss);
-      failures.push({ workspaceId: w.id, reason: `held: the service no longer lists this workspace (${loss.modules} modules, ${loss.records} records) — nothing marked gone; ${ACCEPT_LOSS_HINT}` });
-    }
-    const heldIds = new Set(held.map((l) => l.workspaceId));
-    await apply({
-      upserts: { workspaces: selected, ...(learn.length ? { members: learn } : {}) },
-      // Only a listing that covered a workspace can say it is gone: scope = stored ones in the filter.
-      listings: [{ kind: 'workspace', ids: [...visibleIds, ...heldIds], scopeIds: before.map((w) => w.id).filter(inScope) }],
-      gone: vanished.filter((w) => !heldIds.has(w.id)).flatMap((w) => (prevState?.modules(w.id) ?? []).map((m) => ({ kind: 'module' as const, id: m.id, cascade: true }))),
-    });
+    await writeWorkspaceList({ client, store, logger }, opts, { snapshot, all, selected, apply, failures, held });
     for (const ws of selected) {
       if (opts.signal?.aborted) break;
       const outcome = await syncWorkspace(

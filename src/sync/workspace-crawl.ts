@@ -85,9 +85,29 @@ function dueParts(env: PassEnv, ws: Workspace, prev: StateReader | null): { modu
   };
 }
 
+/** A module-level failure: the module is skipped (a failure in the outcome, a warning), the pass goes on. */
+function skipModule(env: PassEnv, ws: Workspace, m: Module, e: WbsyncError, outcome: WorkspaceOutcome): void {
+  const reason = `${e.message}${e.status ? ` (HTTP ${e.status})` : ''}`;
+  outcome.failures.push({ workspaceId: ws.id, moduleId: m.id, moduleName: m.name, reason });
+  env.logger.warn({ workspaceId: ws.id, moduleId: m.id, reason }, 'module skipped');
+}
+
+/** An incremental pass: modules not crawled whose relation columns point at a crawled or vanished
+ * one re-read their resolved references (names and values of the far side's records may have
+ * moved or gone). */
+async function refreshStaleReferences(env: PassEnv, prev: StateReader | null, modules: Module[], toCrawl: Module[], changed: Set<string>): Promise<void> {
+  if (!changed.size) return;
+  const stale = modules.filter((m) => !toCrawl.includes(m) && referencesStale(prev?.columns(m.id) ?? [], changed));
+  await Promise.all(
+    stale.map(async (m) => {
+      const refs = await readReferences(env.client, m.id, prev?.columns(m.id) ?? []);
+      await env.apply({ upserts: { references: refs.references }, listings: [refs.listing] });
+    }),
+  );
+}
+
 /** Members, modules, workspace automations, grants, then each module to crawl (each its own batch). */
 export async function crawlParts(env: PassEnv, ws: Workspace, prev: StateReader | null, full: boolean, newRows: Activity[], outcome: WorkspaceOutcome): Promise<CrawledParts> {
-  const { logger } = env;
   const due = full ? null : dueParts(env, ws, prev);
   if (due) outcome.reverified = due.figures;
   const wsCalls = countCalls(env.client);
@@ -171,9 +191,7 @@ export async function crawlParts(env: PassEnv, ws: Workspace, prev: StateReader 
           return;
         }
         if (due?.modules.has(m.id)) due.figures.modules = due.figures.modules.filter((id) => id !== m.id);
-        const reason = `${e.message}${e.status ? ` (HTTP ${e.status})` : ''}`;
-        outcome.failures.push({ workspaceId: ws.id, moduleId: m.id, moduleName: m.name, reason });
-        logger.warn({ workspaceId: ws.id, moduleId: m.id, reason }, 'module skipped');
+        skipModule(env, ws, m, e, outcome);
         env.onModuleDone(0);
       } finally {
         if (due?.modules.has(m.id)) due.figures.requests += counted.calls();
@@ -181,18 +199,7 @@ export async function crawlParts(env: PassEnv, ws: Workspace, prev: StateReader 
     }),
   );
   if (fatal.length) throw fatal[0];
-  // Modules not crawled whose relation columns point at a crawled or vanished one: their resolved
-  // references (names and values of the far side's records) may have moved or gone.
-  const changed = new Set([...crawled, ...plan.vanished]);
-  if (!full && changed.size) {
-    const stale = modules.filter((m) => !toCrawl.includes(m) && referencesStale(prev?.columns(m.id) ?? [], changed));
-    await Promise.all(
-      stale.map(async (m) => {
-        const refs = await readReferences(env.client, m.id, prev?.columns(m.id) ?? []);
-        await env.apply({ upserts: { references: refs.references }, listings: [refs.listing] });
-      }),
-    );
-  }
+  if (!full) await refreshStaleReferences(env, prev, modules, toCrawl, new Set([...crawled, ...plan.vanished]));
   return { modules, plan, liveMembers, automations, access, toCrawl, crawled, seenBy, verified };
 }
 
@@ -213,9 +220,7 @@ export async function readArchivedFromFeed(env: PassEnv, ws: Workspace, prev: St
             if (res.probes > 0 || res.batch.gone?.length || res.batch.listings?.length) await env.apply(res.batch);
           } catch (e) {
             if (!isModuleLevel(e)) throw e;
-            const reason = `${e.message}${e.status ? ` (HTTP ${e.status})` : ''}`;
-            outcome.failures.push({ workspaceId: ws.id, moduleId: m.id, moduleName: m.name, reason });
-            env.logger.warn({ workspaceId: ws.id, moduleId: m.id, reason }, 'module skipped');
+            skipModule(env, ws, m, e, outcome);
           }
         }),
       ),

@@ -116,4 +116,18 @@ describe('row encoding', () => {
     const b = makeRecord('r1', 'm1', 'c1', { raw: JSON.parse('{"meta":{"a":2,"b":1},"name":"x","_id":"r1"}') as Record<string, unknown> });
     expect(encodeRow('record', SPECS.record, a)).toEqual(encodeRow('record', SPECS.record, b));
   });
+
+  it('hashes as the definition does when entities of one kind come with other keys or in another order (the key plan is per kind)', () => {
+    const base = makeCell('c1', 'r1', 'k1', { value: 'v', raw: { _id: 'c1', value: 'v' } }) as unknown as Record<string, unknown>;
+    const reversed = Object.fromEntries(Object.entries(base).reverse());
+    const fewer = Object.fromEntries(Object.entries(base).filter(([k]) => k !== 'updatedAt'));
+    const more = { ...base, zExtra: { b: 1, a: [true, null] }, aExtra: 2 };
+    const withUndefined = { ...base, value: undefined };
+    // interleaved, so each one meets a plan made for another shape
+    for (const e of [base, reversed, base, fewer, more, base, withUndefined, reversed, more]) {
+      expect(encodeRow('cell', SPECS.cell, e).hash).toBe(contentHash(hashable('cell', e)));
+    }
+    expect(encodeRow('cell', SPECS.cell, reversed).hash).toBe(encodeRow('cell', SPECS.cell, base).hash);
+    expect(encodeRow('cell', SPECS.cell, fewer).hash).not.toBe(encodeRow('cell', SPECS.cell, base).hash);
+  });
 });

@@ -83,16 +83,60 @@ export interface EncodedRow {
   hash: string;
 }
 
+/** A kind's entity keys as last seen, sorted, each with its JSON name: the normalisers build every
+ * entity of a kind with the same keys in the same order, so the sort is done once per kind. */
+interface KeyPlan {
+  keys: string[];
+  sorted: string[];
+  names: string[];
+}
+
+const keyPlans = new Map<EntityKind, KeyPlan>();
+
+function keyPlan(kind: EntityKind, e: object): KeyPlan {
+  const keys = Object.keys(e);
+  const plan = keyPlans.get(kind);
+  if (plan && plan.keys.length === keys.length) {
+    let same = true;
+    for (let i = 0; i < keys.length; i++) {
+      if (keys[i] !== plan.keys[i]) {
+        same = false;
+        break;
+      }
+    }
+    if (same) return plan;
+  }
+  const sorted = sortedKeys(e).slice();
+  const next: KeyPlan = { keys, sorted, names: sorted.map((k) => `${JSON.stringify(k)}:`) };
+  keyPlans.set(kind, next);
+  return next;
+}
+
+/** canonicalJson(v), the scalars of an entity's own fields written without a call. */
+function fieldJson(v: unknown): string {
+  if (v === null) return 'null';
+  switch (typeof v) {
+    case 'string':
+      return JSON.stringify(v);
+    case 'boolean':
+      return v ? 'true' : 'false';
+    default:
+      return canonicalJson(v);
+  }
+}
+
 export function encodeRow(kind: EntityKind, spec: EntitySpec, entity: object): EncodedRow {
   const e = entity as Record<string, unknown>;
   const raw = rawTexts(e.raw, READ_TIME_FIELDS[kind]);
   // canonicalJson(hashable(kind, entity)), with the raw text already made
+  const { sorted, names } = keyPlan(kind, e);
   let text = '{';
   let first = true;
-  for (const k of sortedKeys(e)) {
+  for (let i = 0; i < sorted.length; i++) {
+    const k = sorted[i]!;
     const v = e[k];
     if (v === undefined) continue;
-    text += `${first ? '' : ','}${JSON.stringify(k)}:${k === 'raw' ? raw.hashed : canonicalJson(v)}`;
+    text += `${first ? '' : ','}${names[i]}${k === 'raw' ? raw.hashed : fieldJson(v)}`;
     first = false;
   }
   return { values: toRow(spec, entity, e.raw === undefined || e.raw === null ? undefined : raw.stored), hash: sha256Hex(`${text}}`) };
