@@ -70,7 +70,7 @@ describe('daemon: scheduled restore drills', () => {
   afterAll(() => cleanup());
 
   // the bound of the whole test only guards against a hang: the waits follow the drills (whileDrilling)
-  it('sets the metrics, fires drill_failed once naming the cell, and passes again once fixed', { timeout: 600_000 }, async () => {
+  it('sets the metrics, fires drill_failed once naming the cell, and passes again once fixed', { timeout: 300_000 }, async () => {
     emu = await startEmulator({ dialect: 'observed', seed: 'demo', clockMode: 'real' });
     const d = dumpOf(emu);
     const column = d.columns.find((c) => c.type === 'rating' && !c.isDeleted)!;
