@@ -3,6 +3,7 @@
 
 import { planRestore, planRollback, restoredIdMap, ROLLBACK_KINDS, summarisePlan, treeFromState } from '../../src/restore/index.js';
 import type { Store } from '../../src/store/port.js';
+import { memberNames } from '../../src/domain/member-name.js';
 
 export const ATTRIBUTION = 'Restored by wbsync — originally by {author} at {createdAt}.';
 
@@ -22,8 +23,8 @@ export function slowPreview(store: Store, moduleId: string, snapshot: number, sc
       liveModuleIds: liveIds,
       restoredIds: restoredIdMap(store.db, liveIds),
       moduleNames: new Map(store.stateAt(snapshot)!.modules(ws).map((m) => [m.id, m.name])),
-      memberIds: new Set(),
-      userNames: new Map(),
+      memberIds: new Set(latestState.members(ws).map((m) => m.userId)),
+      userNames: memberNames(store.stateAt(snapshot)!.members(ws)),
       attribution: ATTRIBUTION,
     });
     return { counts: plan.counts, summary: summarisePlan(plan), notRestored: plan.notRestored, writes: [], writeCount: 0, newRecords: [] };
@@ -37,7 +38,7 @@ export function slowPreview(store: Store, moduleId: string, snapshot: number, sc
     force: false,
     workspaceId: ws,
     attribution: ATTRIBUTION,
-    userNames: new Map(),
+    userNames: memberNames(latestState.members(ws)),
     automations: [...after.automations, ...latestState.workspaceAutomations(ws)],
   });
   return { counts: r.counts, summary: summarisePlan(r.plan), notRestored: r.plan.notRestored, writes: r.writes, writeCount: r.writes.length, newRecords: r.newRecords.map((x) => ({ id: x.id, name: x.name })) };

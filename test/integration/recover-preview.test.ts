@@ -8,52 +8,11 @@
 
 import { afterEach, describe, expect, it } from 'vitest';
 import type { Dialect } from '../../src/emulator/types.js';
-import type { Member } from '../../src/domain/entities.js';
-import { planRestore, planRollback, restoredIdMap, ROLLBACK_KINDS, summarisePlan, treeFromState } from '../../src/restore/index.js';
-import type { Store } from '../../src/store/port.js';
 import { previewRecover } from '../../src/ui/recover-plan.js';
 import { makeHarness, type Harness } from '../helpers/harness.js';
 import { Writer, prng } from '../helpers/random-writes.js';
+import { ATTRIBUTION, shownPreview as shown, slowPreview, type Shown } from '../helpers/slow-preview.js';
 
-const ATTRIBUTION = 'Restored by wbsync — originally by {author} at {createdAt}.';
-const name = (m: Member): string => [m.firstName, m.lastName].filter(Boolean).join(' ') || m.email || m.userId;
-
-/** The preview as it was computed before: whole trees read through the StateReader. */
-function slowPreview(store: Store, moduleId: string, snapshot: number, scope: 'module' | 'rollback', columnId?: string): unknown {
-  const latest = store.latestCompleteSnapshot()!;
-  const base = treeFromState(store.stateAt(snapshot)!, moduleId, store.db)!;
-  const latestState = store.stateAt(latest)!;
-  const ws = base.module.workspaceId;
-  if (scope === 'module') {
-    const liveIds = new Set(latestState.modules(ws).map((m) => m.id));
-    const plan = planRestore({
-      tree: base,
-      targetWorkspaceId: ws,
-      liveModuleIds: liveIds,
-      restoredIds: restoredIdMap(store.db, liveIds),
-      moduleNames: new Map(store.stateAt(snapshot)!.modules(ws).map((m) => [m.id, m.name])),
-      memberIds: new Set(latestState.members(ws).map((m) => m.userId)),
-      userNames: new Map(store.stateAt(snapshot)!.members(ws).map((m) => [m.userId, name(m)])),
-      attribution: ATTRIBUTION,
-    });
-    return { counts: plan.counts, summary: summarisePlan(plan), notRestored: plan.notRestored, writes: [], writeCount: 0, newRecords: [] };
-  }
-  const after = treeFromState(latestState, moduleId)!;
-  const r = planRollback({
-    base,
-    after,
-    live: after,
-    selection: { kinds: new Set(ROLLBACK_KINDS), kindsNamed: false, columns: columnId ? new Set([columnId]) : null, records: null, collections: null, touched: null },
-    force: false,
-    workspaceId: ws,
-    attribution: ATTRIBUTION,
-    userNames: new Map(latestState.members(ws).map((m) => [m.userId, name(m)])),
-  });
-  return { counts: r.counts, summary: summarisePlan(r.plan), notRestored: r.plan.notRestored, writes: r.writes, writeCount: r.writes.length, newRecords: r.newRecords.map((x) => ({ id: x.id, name: x.name })) };
-}
-
-type Shown = { counts: unknown; summary: unknown; notRestored: unknown; writes: unknown[]; writeCount: number; newRecords: unknown };
-const shown = (p: Shown): Shown => ({ counts: p.counts, summary: p.summary, notRestored: p.notRestored, writes: p.writes, writeCount: p.writeCount, newRecords: p.newRecords });
 /** The slow preview as the page lists it: the first `listed` fields put back. */
 const firstPage = (p: Shown, listed: number): Shown => ({ ...p, writes: p.writes.slice(0, listed) });
 const PAGES = [1, 3, 200];
@@ -82,7 +41,7 @@ describe.each(['spec', 'observed'] as Dialect[])('recover previews plan what the
     for (const m of store.stateAt(latest)!.modules()) {
       for (const s of store.snapshotsHolding('module', m.id).filter((n) => n < latest)) {
         for (const scope of ['module', 'rollback'] as const) {
-          const slow = slowPreview(store, m.id, s, scope) as Shown;
+          const slow = slowPreview(store, m.id, s, scope);
           let fast = previewRecover(store, { moduleId: m.id, snapshot: s, scope, attribution: ATTRIBUTION });
           for (const listed of PAGES) {
             fast = previewRecover(store, { moduleId: m.id, snapshot: s, scope, attribution: ATTRIBUTION, listed });
@@ -95,7 +54,7 @@ describe.each(['spec', 'observed'] as Dialect[])('recover previews plan what the
         // one column's rollback too
         const col = store.stateAt(s)!.columns(m.id)[0];
         if (col) {
-          const slow = slowPreview(store, m.id, s, 'rollback', col.id) as Shown;
+          const slow = slowPreview(store, m.id, s, 'rollback', col.id);
           for (const listed of PAGES) {
             const fast = previewRecover(store, { moduleId: m.id, snapshot: s, scope: 'rollback', columnId: col.id, attribution: ATTRIBUTION, listed });
             expect(shown(fast)).toEqual(firstPage(slow, listed));
