@@ -26,14 +26,28 @@ const SHARED_INTEGRATION = [
   'test/integration/duckdb-recipe.test.ts',
   'test/integration/erase-cli.test.ts',
   'test/integration/erase-daemon.test.ts',
+  'test/integration/erase.test.ts',
   'test/integration/freshness.test.ts',
   'test/integration/incremental-hidden-subrecord.test.ts',
+  'test/integration/incremental-keeps-live.test.ts',
+  'test/integration/incremental-property.test.ts',
   'test/integration/last-module-deleted.test.ts',
+  'test/integration/recover-preview-census.test.ts',
+  'test/integration/recover-preview-dry-run.test.ts',
   'test/integration/recover-preview-window.test.ts',
+  'test/integration/recover-preview.test.ts',
   'test/integration/restore-fidelity.test.ts',
+  'test/integration/restore-property.test.ts',
+  'test/integration/restore-regressions.test.ts',
   'test/integration/restore-safety.test.ts',
   'test/integration/restore-workspace-cli.test.ts',
+  'test/integration/restore-workspace.test.ts',
+  'test/integration/rollback-complete.test.ts',
   'test/integration/rollback-journey-automation.test.ts',
+  'test/integration/rollback-options.test.ts',
+  'test/integration/rollback-property.test.ts',
+  'test/integration/rollback-scenarios-rows.test.ts',
+  'test/integration/rollback-scenarios.test.ts',
   'test/integration/stock-tools.test.ts',
   'test/integration/store-messages.test.ts',
   'test/integration/sync-full.test.ts',
@@ -57,11 +71,13 @@ const ISOLATED_INTEGRATION = ['test/integration', 'test/faults'].flatMap((d) =>
     .filter((f) => !SHARED_INTEGRATION.includes(f)),
 );
 
+/** What every project shares. Not `extends: true`: a project that inherits `maxWorkers` keeps it over
+ * the command line's --maxWorkers (only the root's is overridden). */
+const COMMON = { testTimeout: 60_000, hookTimeout: 60_000, pool: 'forks' } as const;
+
 export default defineConfig({
   test: {
-    testTimeout: 60_000,
-    hookTimeout: 60_000,
-    pool: 'forks',
+    ...COMMON,
     maxWorkers: 2,
     // longest files first (test/sequencer.ts), so the tail of the run is short
     sequence: { sequencer: LongestFirst },
@@ -69,20 +85,17 @@ export default defineConfig({
       {
         // integration and fault tests: each file in a fresh process (they start daemons, change
         // process.env, register metrics, kill children...)
-        extends: true,
-        test: { name: 'integration', include: ISOLATED_INTEGRATION, isolate: true },
+        test: { ...COMMON, name: 'integration', include: ISOLATED_INTEGRATION, isolate: true },
       },
       {
         // the integration files above that need no process of their own (a fresh one costs 1-3 s:
         // importing the emulator, the store, the sync engine again)
-        extends: true,
-        test: { name: 'integration-shared', include: SHARED_INTEGRATION, isolate: false },
+        test: { ...COMMON, name: 'integration-shared', include: SHARED_INTEGRATION, isolate: false },
       },
       {
         // unit tests and the emulator's contract tests: pure code and in-process emulators, no
         // global state between files; one process runs many files (a fresh one per file costs ~0.5 s)
-        extends: true,
-        test: { name: 'unit', include: ['src/**/*.test.ts', 'test/contract/**/*.test.ts'], isolate: false },
+        test: { ...COMMON, name: 'unit', include: ['src/**/*.test.ts', 'test/contract/**/*.test.ts'], isolate: false },
       },
     ],
   },
