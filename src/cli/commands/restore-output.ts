@@ -1,6 +1,6 @@
 // What restore commands print: counts, the dry run's plan, what was not restored.
 
-import type { NotRestored, PlanSummary } from '../../restore/index.js';
+import type { NotRestored, PlanSummary, RepointReport } from '../../restore/index.js';
 
 export function countsLine(counts: Record<string, number>): string {
   const parts = Object.entries(counts)
@@ -20,4 +20,32 @@ export function planLines(plan: PlanSummary): string[] {
 export function notRestoredLines(list: NotRestored[]): string[] {
   if (!list.length) return [];
   return ['not restored:', ...list.map((n) => `  - ${n.entity} ${n.label} (${n.id}): ${n.reason}${n.value !== undefined ? ` — value ${JSON.stringify(n.value)}` : ''}`)];
+}
+
+type RepointedColumn = RepointReport['columns'][number];
+
+/** "Hiring › " for what belongs to another module than the command's ("the workspace › " for a workspace automation). */
+export function ownerPrefix(x: { owner?: { name: string } }): string {
+  return x.owner ? `${x.owner.name} › ` : '';
+}
+
+export function repointHow(c: RepointedColumn): string {
+  switch (c.how) {
+    case 'pending':
+      return c.owner ? 're-pointed in place, or made anew where the service keeps settings create-only (a relation column: declared instead)' : 're-pointed, or made anew where the service keeps settings create-only';
+    case 're-pointed':
+      return 're-pointed in place';
+    case 'recreated':
+      return `made anew as ${c.newId} (the service keeps settings create-only), the old one deleted`;
+    case 'not re-pointed':
+      return 'NOT re-pointed (see below)';
+  }
+}
+
+/** What a run re-pointed (a dry run: will re-point) at what it made anew. */
+export function repointLines(r: RepointReport, dryRun: boolean): string[] {
+  const out: string[] = [];
+  if (r.columns.length) out.push(`columns whose settings named what was ${dryRun ? 'to be made anew' : 'made anew'} (${r.columns.length}):`, ...r.columns.map((c) => `  ${ownerPrefix(c)}${c.name} (${c.id}): ${repointHow(c)}`));
+  if (r.automations.length) out.push(`automations naming it, ${dryRun ? 'to be re-pointed' : 're-pointed'} to the copies (${r.automations.length}):`, ...r.automations.map((a) => `  ${ownerPrefix(a)}${a.name} (${a.id})`));
+  return out;
 }
