@@ -16,35 +16,15 @@ import type { Dialect } from '../../src/emulator/types.js';
 import { idMapOf } from '../../src/restore/index.js';
 import { dumpOf } from '../helpers/harness.js';
 import { board, call, setCell, syncAfterDamage } from '../helpers/rollback-kit.js';
+import { nameSalesFromOthers, type Others } from '../helpers/repoint-others.js';
 
 describe.each(['spec', 'observed'] as Dialect[])('restore module re-points the workspace and other modules (%s dialect)', (dialect) => {
   it('automations and relation/reference columns naming the deleted module follow the copy; the automations fire on it', async () => {
-    let roadmap = '';
-    let roadmapAuto = '';
-    let wsOn = '';
-    let wsOff = '';
+    let others: Others | undefined;
     const b = await board(dialect, 'Sales Pipeline', async (x) => {
-      roadmap = dumpOf(x.h.emu).modules.find((m) => m.name === 'Product Roadmap' && !m.isDeleted)!._id;
-      roadmapAuto = (
-        await call(x.h, 'POST', `/automations/${roadmap}`, {
-          name: 'Shipped → follow-up deal',
-          trigger: { type: 'record_completed' },
-          conditions: [],
-          match: 'all',
-          actions: [{ type: 'create_record', targetModule: x.mod, targetCollection: x.coll('Qualified'), value: 'Follow-up deal' }],
-        }, 'automation')
-      )._id;
-      const flag = (name: string, isActive: boolean) => ({
-        name,
-        trigger: { type: 'column_changed_to', columnName: 'Stage', value: 'Lost' },
-        conditions: [{ source: 'record', field: 'collection', op: 'is', value: x.coll('Proposal') }],
-        match: 'all',
-        actions: [{ type: 'rename_record', value: 'LOST: {{name}}' }],
-        isActive,
-      });
-      wsOn = (await call(x.h, 'POST', `/automations/workspace/${x.ws}`, flag('Lost proposals are flagged', true), 'automation'))._id;
-      wsOff = (await call(x.h, 'POST', `/automations/workspace/${x.ws}`, flag('Parked flag', false), 'automation'))._id;
+      others = await nameSalesFromOthers(x);
     });
+    const { roadmap, roadmapAuto, wsOn, wsOff } = others!;
     const { h } = b;
     try {
       const old = { mod: b.mod, qualified: b.coll('Qualified'), proposal: b.coll('Proposal'), dealValue: b.col('Deal value'), stage: b.col('Stage') };
