@@ -93,7 +93,7 @@ export function planRepointAutomations(ctx: PlanContext): void {
     declareDead(ctx, 'automation', a.id, a.name, body, dead);
     const refs = collectRefs(body, ctx.recreated);
     if (!refs.length) continue;
-    ctx.repoint.push({ entity: 'automation', id: a.id, name: a.name, names: refs });
+    ctx.repoint.push({ entity: 'automation', id: a.id, name: a.name, names: refs, ...(a.scope === 'workspace' ? { owner: { scope: 'workspace' as const, id: a.workspaceId, name: 'the workspace' } } : {}) });
     ctx.count('automationsRepointed');
     const step: Step = { op: 'repointAutomation', key: `repoint-automation:${a.id}`, target: a.id, scope: a.scope, owner: a.scope === 'module' ? (a.moduleId ?? ctx.moduleId) : a.workspaceId, refs, label: a.name };
     ctx.steps.repointAutomations.push(step);
