@@ -32,7 +32,8 @@ export function ownerPrefix(x: { owner?: { name: string } }): string {
 export function repointHow(c: RepointedColumn): string {
   switch (c.how) {
     case 'pending':
-      return c.owner ? 're-pointed in place, or made anew where the service keeps settings create-only (a relation column: declared instead)' : 're-pointed, or made anew where the service keeps settings create-only';
+      if (c.owner && c.type === 'relation') return 're-pointed in place; declared where the service keeps settings create-only (a relation column of another module is not made anew)';
+      return 're-pointed in place, or made anew where the service keeps settings create-only';
     case 're-pointed':
       return 're-pointed in place';
     case 'recreated':
@@ -42,10 +43,10 @@ export function repointHow(c: RepointedColumn): string {
   }
 }
 
-/** What a run re-pointed (a dry run: will re-point) at what it made anew. */
+/** What a module restore re-pointed (a dry run: will re-point) at the copy. */
 export function repointLines(r: RepointReport, dryRun: boolean): string[] {
   const out: string[] = [];
-  if (r.columns.length) out.push(`columns whose settings named what was ${dryRun ? 'to be made anew' : 'made anew'} (${r.columns.length}):`, ...r.columns.map((c) => `  ${ownerPrefix(c)}${c.name} (${c.id}): ${repointHow(c)}`));
-  if (r.automations.length) out.push(`automations naming it, ${dryRun ? 'to be re-pointed' : 're-pointed'} to the copies (${r.automations.length}):`, ...r.automations.map((a) => `  ${ownerPrefix(a)}${a.name} (${a.id})`));
+  if (r.columns.length) out.push(`columns whose settings named the deleted module (${r.columns.length}):`, ...r.columns.map((c) => `  ${ownerPrefix(c)}${c.name} (${c.id}): ${repointHow(c)}`));
+  if (r.automations.length) out.push(`automations naming it, ${dryRun ? 'to be re-pointed' : 're-pointed'} to the copy (${r.automations.length}):`, ...r.automations.map((a) => `  ${ownerPrefix(a)}${a.name} (${a.id})`));
   return out;
 }

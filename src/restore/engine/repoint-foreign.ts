@@ -24,6 +24,8 @@ export interface Repointed {
   name: string;
   /** The recreated objects it names (old ids). */
   names: string[];
+  /** A column's type (another module's relation column is declared where settings are create-only). */
+  type?: string;
   /** Set when it belongs to another module than the one the run is about (or to the workspace). */
   owner?: { scope: 'module' | 'workspace'; id: string; name: string };
 }
@@ -124,7 +126,7 @@ export function planForeignRepoint(input: ForeignInput): ForeignPlan {
     declareDead('column', c.id, label, settings);
     const refs = collectRefs(settings, input.made);
     if (!refs.length) continue;
-    out.repoint.push({ entity: 'column', id: c.id, name: c.name, names: refs, owner });
+    out.repoint.push({ entity: 'column', id: c.id, name: c.name, type: c.type, names: refs, owner });
     out.columns.push({
       op: 'repointColumn',
       kind: 'column',
