@@ -1,5 +1,6 @@
 // `wbsync fleet tenant add | list | pause | resume | remove`: the fleet's tenant registry in Postgres.
 
+import { shown } from '../../domain/display-text.js';
 import { readFileSync } from 'node:fs';
 import { EXIT_CODES, WbsyncError } from '../../domain/errors.js';
 import { commandLine } from '../../domain/shell-command.js';
@@ -60,7 +61,7 @@ const add: Command = {
     const t = await fleetDb(ctx, 'adding the tenant', (db) => addTenant(db.pool, { name, baseUrl, config }));
     if (ctx.json) ctx.emit({ added: t });
     else {
-      ctx.say(`added tenant ${t.name} (${t.baseUrl}); a worker with room takes it at its next heartbeat`);
+      ctx.say(`added tenant ${t.name} (${shown(t.baseUrl)}); a worker with room takes it at its next heartbeat`);
       ctx.say(`its key: the file <fleet.keyDir>/${t.name} on every worker (mode 0600)`);
     }
     return EXIT_CODES.ok;
@@ -68,7 +69,7 @@ const add: Command = {
 };
 
 function line(t: Tenant): string {
-  return [t.name, t.paused ? 'paused' : 'active', t.baseUrl, Object.keys(t.config).join(',') || '-'].join('  ');
+  return [t.name, t.paused ? 'paused' : 'active', shown(t.baseUrl), Object.keys(t.config).map(shown).join(',') || '-'].join('  ');
 }
 
 const list: Command = {

@@ -1,6 +1,7 @@
 // `wbsync offsite push | list | fetch | verify`: age-encrypted copies of the latest snapshot in
 // S3-compatible storage. The daemon's host holds only public keys; --identity is read at recovery.
 
+import { shown } from '../../domain/display-text.js';
 import { readFileSync } from 'node:fs';
 import { EXIT_CODES, WbsyncError } from '../../domain/errors.js';
 import { parseIdentities } from '../../offsite/age-stream.js';
@@ -82,7 +83,7 @@ export const offsiteCommand: Command = {
       if (what === 'list') {
         const copies = await listCopies(objects, prefix);
         if (ctx.json) ctx.emit({ where: objects.where, copies });
-        else ctx.say(copies.length ? copies.map((c) => `snapshot ${c.snapshot}  taken ${c.takenAt}  pushed ${c.pushedAt}  ${mb(c.bytes)}  ${c.object}`).join('\n') : `no copies at ${objects.where}`);
+        else ctx.say(copies.length ? copies.map((c) => `snapshot ${c.snapshot}  taken ${c.takenAt}  pushed ${c.pushedAt}  ${mb(c.bytes)}  ${shown(c.object)}`).join('\n') : `no copies at ${objects.where}`);
         return EXIT_CODES.ok;
       }
       if (what === 'fetch') {
@@ -96,7 +97,7 @@ export const offsiteCommand: Command = {
       }
       const checks = await verifyCopies(objects, prefix, identities);
       if (ctx.json) ctx.emit({ where: objects.where, copies: checks });
-      else ctx.say(checks.length ? checks.map((c) => `${c.ok ? 'ok ' : 'BAD'} snapshot ${c.snapshot}${c.decrypted ? ' (decrypted)' : ''}  ${c.object}${c.problem ? `: ${c.problem}` : ''}`).join('\n') : `no copies at ${objects.where}`);
+      else ctx.say(checks.length ? checks.map((c) => `${c.ok ? 'ok ' : 'BAD'} snapshot ${c.snapshot}${c.decrypted ? ' (decrypted)' : ''}  ${shown(c.object)}${c.problem ? `: ${shown(c.problem)}` : ''}`).join('\n') : `no copies at ${objects.where}`);
       return checks.every((c) => c.ok) ? EXIT_CODES.ok : EXIT_CODES.partial;
     } finally {
       progress.done();

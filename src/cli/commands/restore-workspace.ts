@@ -1,6 +1,7 @@
 // `wbsync restore workspace ID`: the whole workspace back, here or on another service
 // (--target-url with --target-key-file), users mapped with --map-users FILE. Part of `restore`.
 
+import { shown } from '../../domain/display-text.js';
 import { readFileSync } from 'node:fs';
 import { z } from 'zod';
 import { WbsyncError } from '../../domain/errors.js';
@@ -74,12 +75,12 @@ async function runRestoreWorkspace(ctx: CommandContext, id: string, flags: FlagV
       ),
     (r) => {
       const lines: string[] = [];
-      const where = into ? `into workspace ${into}` : `as a new workspace '${r.name}'${target ? ` on ${target.baseUrl}` : ''}`;
+      const where = into ? `into workspace ${into}` : `as a new workspace '${shown(r.name)}'${target ? ` on ${shown(target.baseUrl)}` : ''}`;
       if (r.plan) lines.push(`workspace ${r.sourceWorkspaceId} from snapshot ${r.snapshot} ${where}`, ...planLines(r.plan));
       else if (r.alreadyRestored) lines.push(`workspace ${r.sourceWorkspaceId} was already restored by run ${r.runId}: ${r.workspaceId}`);
       else lines.push(`restored workspace ${r.sourceWorkspaceId} from snapshot ${r.snapshot} ${where}: ${r.workspaceId}${r.resumed ? ' (resumed)' : ''}`);
       lines.push(`  members: ${r.members.toAdd} to add${r.members.present ? `, ${r.members.present} already there` : ''}${r.members.refused ? `, ${r.members.refused} refused (not on the target: map them with --map-users)` : ''}`);
-      for (const m of r.modules) lines.push(`  module ${m.name} (${m.sourceModuleId})${m.moduleId ? ` → ${m.moduleId}` : ''}: ${countsLine(m.counts)}`);
+      for (const m of r.modules) lines.push(`  module ${shown(m.name)} (${m.sourceModuleId})${m.moduleId ? ` → ${m.moduleId}` : ''}: ${countsLine(m.counts)}`);
       lines.push(`  automations: ${r.automations.module} of modules, ${r.automations.workspace} of the workspace`);
       if (!r.plan) lines.push(`  ${r.requests} requests in ${(r.durationMs / 1000).toFixed(1)} s`);
       return [...lines, ...notRestoredLines(r.notRestored)];
