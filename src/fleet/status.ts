@@ -51,8 +51,8 @@ export interface FleetStatus {
 
 const iso = (d: Date | null): string | null => (d ? d.toISOString() : null);
 
-/** @param maxStalenessMinutes the fleet's freshness.maxStalenessMinutes (a tenant's own setting overrides it) */
-export async function readFleetStatus(pool: pg.Pool, workerTtlSeconds: number, maxStalenessMinutes = 360): Promise<FleetStatus> {
+/** @param maxStalenessMinutes the fleet's freshness.maxStalenessMinutes (a tenant's own setting overrides it); no default, so no reader can forget the configured one */
+export async function readFleetStatus(pool: pg.Pool, workerTtlSeconds: number, maxStalenessMinutes: number): Promise<FleetStatus> {
   const now = (await pool.query<{ now: Date }>('select now() as now')).rows[0]!.now;
   const t = await pool.query<{
     name: string; base_url: string; paused: boolean; worker: string | null; epoch: string | null; since: Date | null; worker_live: boolean | null;
