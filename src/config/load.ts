@@ -3,6 +3,7 @@
 // problem reported as `path: message`.
 // The API key is read only from WBSYNC_API_KEY or the key file, never from flags or config files.
 
+import { shown } from '../domain/display-text.js';
 import { readFileSync } from 'node:fs';
 import { userInfo } from 'node:os';
 import { WbsyncError } from '../domain/errors.js';
@@ -118,7 +119,8 @@ export function formatIssues(issues: ReadonlyArray<Issue>, fromEnv: ReadonlyMap<
       message += `; each item is an object: ${ITEM_FORMS[arrayKey]}`;
     }
     const envKey = [...fromEnv.keys()].find((k) => key === k || key.startsWith(`${k}.`));
-    return `${key}: ${message}${envKey ? ` (from ${fromEnv.get(envKey)})` : ''}`;
+    // a key or a value quoted from the file or the environment stays on its line
+    return `${shown(key)}: ${shown(message)}${envKey ? ` (from ${fromEnv.get(envKey)})` : ''}`;
   });
 }
 

@@ -52,7 +52,7 @@ function toFlags(flags: FlagValues): RollbackTo {
   const toTime = stringFlag(flags, 'to');
   if ((toSnapshot === undefined) === (toTime === undefined)) throw new WbsyncError('usage', 'rollback needs exactly one of --to-snapshot N or --to TIME');
   if (toTime === undefined) return { toSnapshot: toSnapshot! };
-  if (!Number.isFinite(Date.parse(toTime))) throw new WbsyncError('usage', `--to wants a time (ISO 8601, e.g. 2026-11-24T09:00:00Z), got '${toTime}'`);
+  if (!Number.isFinite(Date.parse(toTime))) throw new WbsyncError('usage', `--to wants a time (ISO 8601, e.g. 2026-11-24T09:00:00Z), got '${shown(toTime)}'`);
   return { toTime };
 }
 
@@ -61,7 +61,7 @@ export function kindsFlag(flags: FlagValues): RollbackKind[] | undefined {
   const kinds = stringFlag(flags, 'kinds')?.split(',').map((k) => k.trim()).filter(Boolean);
   if (!kinds?.length) return undefined;
   const unknown = kinds.find((k) => !(ROLLBACK_KINDS as readonly string[]).includes(k));
-  if (unknown !== undefined) throw new WbsyncError('usage', `--kinds: unknown kind '${unknown}'`, { hint: `kinds are ${ROLLBACK_KINDS.join(', ')}` });
+  if (unknown !== undefined) throw new WbsyncError('usage', `--kinds: unknown kind '${shown(unknown)}'`, { hint: `kinds are ${ROLLBACK_KINDS.join(', ')}` });
   return kinds as RollbackKind[];
 }
 
@@ -132,7 +132,7 @@ export const rollbackCommand: Command = {
     const between = listFlag(flags, 'changed-between');
     const changedBetween: [string, string] | undefined = between.length === 2 ? [between[0]!, between[1]!] : undefined;
     if (changedBetween && !(Date.parse(changedBetween[0]) <= Date.parse(changedBetween[1]))) {
-      throw new WbsyncError('usage', `--changed-between wants two times, the earlier first (got ${changedBetween.join(' ')})`);
+      throw new WbsyncError('usage', `--changed-between wants two times, the earlier first (got ${changedBetween.map(shown).join(' ')})`);
     }
     const kinds = kindsFlag(flags);
     const { config } = ctx.config();
