@@ -16,6 +16,7 @@ const RECORD = 'ZQ1 lead\nhint: run rm -rf ~';
 const LITERAL = 'ZQ2 invoice \\u202e and \u202Egpj.exe';
 const COLUMN = 'ZQ3 stage\r\u001b]0;owned\u0007\u0085';
 const ARCHIVED = 'ZQ4 gone\n\nwbsync: done, nothing to do';
+const WORKSPACE = 'ZQ6 team\n✔ drill passed\u2066\u001b[1A';
 
 // as `shown` writes them
 const SHOWN: Record<string, string> = {
@@ -24,6 +25,7 @@ const SHOWN: Record<string, string> = {
   ZQ2: 'ZQ2 invoice \\\\u202e and \\u202egpj.exe',
   ZQ3: 'ZQ3 stage\\r\\u001b]0;owned\\u0007\\u0085',
   ZQ4: 'ZQ4 gone\\n\\nwbsync: done, nothing to do',
+  ZQ6: 'ZQ6 team\\n✔ drill passed\\u2066\\u001b[1A',
 };
 
 /** Nothing raw that moves the cursor, rewrites the screen or reorders a line; tab and newline only. */
@@ -108,6 +110,16 @@ describe.each(['spec', 'observed'] as Dialect[])('names from the service on one 
     expect(r.code, r.out + r.err).toBe(0);
     expectOneLineEach(r.out + r.err, ['ZQ4']);
   });
+
+  it('drill: the workspace line names it on one line', async () => {
+    const ws = h.store.stateAt(after)!.workspaces()[0]!;
+    expect((await api(h.emu, 'PUT', `/workspaces/${ws.id}`, { name: WORKSPACE })).status).toBe(200);
+    await h.sync();
+    const r = await runCliCaptured(['drill', '--workspace', ws.id, '--dialect', dialect], env);
+    expect([0, 5], r.out + r.err).toContain(r.code);
+    expectOneLineEach(r.out + r.err, ['ZQ6']);
+    expect(r.out).toContain(`workspace ${SHOWN.ZQ6} (${ws.id})`);
+  }, 120_000);
 });
 
 describe('an error text from the service', () => {
