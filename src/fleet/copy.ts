@@ -9,6 +9,7 @@
 // Unlike an offsite copy (one snapshot's views, encrypted to keys no worker holds), a fleet copy is
 // the working database, readable by every worker that holds the fleet identity.
 
+import { shown } from '../domain/display-text.js';
 import { randomBytes } from 'node:crypto';
 import fs from 'node:fs';
 import os from 'node:os';
@@ -248,7 +249,7 @@ export async function placeFleetCopy(o: PlaceOptions): Promise<Placed> {
   } catch (e) {
     for (const f of [tmp, `${tmp}-wal`, `${tmp}-shm`]) fs.rmSync(f, { force: true });
     if (e instanceof WbsyncError) throw e;
-    throw new WbsyncError('storage', `fleet copy ${m.object} could not be read back: ${(e as Error).message}`, { hint: 'an altered object fails age authentication: adopt from an older copy', cause: e });
+    throw new WbsyncError('storage', `fleet copy ${shown(m.object)} could not be read back: ${shown((e as Error).message)}`, { hint: 'an altered object fails age authentication: adopt from an older copy', cause: e });
   }
 }
 
@@ -257,7 +258,7 @@ function verifyCopy(file: string, m: FleetCopyManifest): void {
   const store = openStore(file, { readonly: true });
   try {
     const report = store.verify();
-    if (!report.ok) throw new WbsyncError('storage', `fleet copy ${m.object} fails verify: ${report.problems.map((p) => `${p.check}: ${p.message}`).join('; ')}`, { hint: 'adopt from an older copy' });
+    if (!report.ok) throw new WbsyncError('storage', `fleet copy ${shown(m.object)} fails verify: ${report.problems.map((p) => `${p.check}: ${shown(p.message)}`).join('; ')}`, { hint: 'adopt from an older copy' });
     const got = lineageOf(store.db);
     if (got.lastSnapshotId !== m.lastSnapshotId) throw new WbsyncError('storage', `fleet copy ${m.object} holds snapshots up to ${got.lastSnapshotId}, its manifest says ${m.lastSnapshotId}`);
   } finally {

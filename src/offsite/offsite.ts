@@ -3,6 +3,7 @@
 // manifest beside it (snapshot, time, sizes, SHA-256 of the ciphertext, counts). Fetch and verify
 // read them back: the hash first, then (with an identity) the decrypted database itself.
 
+import { shown } from '../domain/display-text.js';
 import { randomBytes } from 'node:crypto';
 import fs from 'node:fs';
 import os from 'node:os';
@@ -127,7 +128,7 @@ export async function fetchCopy(objects: ObjectStore, prefix: string, opts: { sn
   } catch (e) {
     fs.rmSync(tmp, { force: true });
     if (e instanceof WbsyncError) throw e;
-    throw new WbsyncError('storage', `offsite copy ${m.object} could not be read back: ${(e as Error).message}`, { hint: 'an altered object fails age authentication: fetch an older copy (--snapshot)', cause: e });
+    throw new WbsyncError('storage', `offsite copy ${shown(m.object)} could not be read back: ${shown((e as Error).message)}`, { hint: 'an altered object fails age authentication: fetch an older copy (--snapshot)', cause: e });
   }
 }
 
