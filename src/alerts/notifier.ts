@@ -103,7 +103,8 @@ export class Notifier {
     const base = this.opts.healthchecksUrl;
     if (!base) return;
     const url = kind === 'success' ? base : `${base.replace(/\/+$/, '')}/${kind}`;
-    this.track(this.deliver(url, reason ?? '', 'healthchecks', kind));
+    // a text body a person reads in the checks' log: the failure's text (the service's words) on one line
+    this.track(this.deliver(url, reason === undefined ? '' : shown(reason), 'healthchecks', kind));
   }
 
   /** Waits for deliveries in flight, at most `ms` (shutdown, tests). */

@@ -26,7 +26,7 @@ function lines(r: RollbackResult): string[] {
   out.push(`${r.dryRun ? 'writes' : 'put back'} (${writes.length}):`, ...writes.map(changeLine));
   if (r.conflicts.length) {
     out.push(`conflicts — edited after the damage, ${r.writes.some((w) => r.conflicts.includes(w)) ? 'overwritten (--force)' : 'kept (give --force to overwrite)'} (${r.conflicts.length}):`);
-    out.push(...r.conflicts.map((c) => `${changeLine(c)} (${c.later !== undefined ? shown(c.later) : (c.unseen ? 'not seen by any snapshot' : `the damage left ${show(c.after)}`)})`));
+    out.push(...r.conflicts.map((c) => `${changeLine(c)} (${typeof c.later === 'string' ? shown(c.later) : (c.unseen ? 'not seen by any snapshot' : `the damage left ${show(c.after)}`)})`));
     if (r.conflicts.some((c) => c.unseen)) {
       out.push("  (not seen by any snapshot: changed after the latest one. If that is the damage, sync and run again — 'wbsync sync --full' for amendment edits on the deployed service)");
     }
