@@ -15,14 +15,14 @@ function readTenantConfig(file: string): Record<string, unknown> {
   try {
     text = readFileSync(file, 'utf8');
   } catch (e) {
-    throw new WbsyncError('usage', `--tenant-config ${file}: cannot read it (${(e as NodeJS.ErrnoException).code ?? 'error'})`);
+    throw new WbsyncError('usage', `--tenant-config ${shown(file)}: cannot read it (${(e as NodeJS.ErrnoException).code ?? 'error'})`);
   }
   let parsed: unknown;
   try {
     parsed = JSON.parse(text);
   } catch (e) {
     const at = jsonErrorAt(text, (e as Error).message);
-    throw new WbsyncError('config', `--tenant-config ${file} is not valid JSON at line ${at.line}, column ${at.column}: ${at.reason}`, { hint: 'it holds one JSON object: the tenant\'s settings, as in a wbsync config file' });
+    throw new WbsyncError('config', `--tenant-config ${shown(file)} is not valid JSON at line ${at.line}, column ${at.column}: ${shown(at.reason)}`, { hint: 'it holds one JSON object: the tenant\'s settings, as in a wbsync config file' });
   }
   return checkTenantConfig(parsed, `--tenant-config ${file}`);
 }

@@ -17,7 +17,7 @@ function readFileFlag(path: string, flag: string): string {
   try {
     return readFileSync(path, 'utf8');
   } catch (e) {
-    throw new WbsyncError('usage', `${flag} ${path}: cannot read it (${(e as NodeJS.ErrnoException).code ?? 'error'})`, { hint: 'give a readable file' });
+    throw new WbsyncError('usage', `${flag} ${shown(path)}: cannot read it (${(e as NodeJS.ErrnoException).code ?? 'error'})`, { hint: 'give a readable file' });
   }
 }
 
@@ -28,10 +28,10 @@ export function readUserMap(path: string): Map<string, string> {
     parsed = JSON.parse(readFileFlag(path, '--map-users'));
   } catch (e) {
     if (e instanceof WbsyncError) throw e;
-    throw new WbsyncError('usage', `--map-users ${path}: not JSON (${(e as Error).message})`, { hint: 'write it as {"<old user id>": "<user id on the target>", ...}' });
+    throw new WbsyncError('usage', `--map-users ${shown(path)}: not JSON (${shown((e as Error).message)})`, { hint: 'write it as {"<old user id>": "<user id on the target>", ...}' });
   }
   const r = UserMapSchema.safeParse(parsed);
-  if (!r.success) throw new WbsyncError('usage', `--map-users ${path}: ${r.error.issues.map((i) => `${i.path.join('.') || '(top)'}: ${i.message}`).join('; ')}`, { hint: 'write it as {"<old user id>": "<user id on the target>", ...}' });
+  if (!r.success) throw new WbsyncError('usage', `--map-users ${shown(path)}: ${r.error.issues.map((i) => `${shown(i.path.join('.')) || '(top)'}: ${shown(i.message)}`).join('; ')}`, { hint: 'write it as {"<old user id>": "<user id on the target>", ...}' });
   return new Map(Object.entries(r.data));
 }
 
@@ -41,9 +41,9 @@ export function targetOf(flags: FlagValues): TargetService | undefined {
   const keyFile = stringFlag(flags, 'target-key-file');
   if (!url && !keyFile) return undefined;
   if (!url || !keyFile) throw new WbsyncError('usage', '--target-url and --target-key-file go together', { hint: 'the key of the other service is read from a file, never from the command line' });
-  if (!/^https?:\/\/[^\s]+$/.test(url)) throw new WbsyncError('usage', `--target-url: expected an http(s) URL, got '${url}'`);
+  if (!/^https?:\/\/[^\s]+$/.test(url)) throw new WbsyncError('usage', `--target-url: expected an http(s) URL, got '${shown(url)}'`);
   const apiKey = readFileFlag(keyFile, '--target-key-file').trim();
-  if (!apiKey) throw new WbsyncError('usage', `--target-key-file ${keyFile} is empty`);
+  if (!apiKey) throw new WbsyncError('usage', `--target-key-file ${shown(keyFile)} is empty`);
   return { baseUrl: url.replace(/\/+$/, ''), apiKey };
 }
 
