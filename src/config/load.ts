@@ -3,9 +3,9 @@
 // problem reported as `path: message`.
 // The API key is read only from WBSYNC_API_KEY or the key file, never from flags or config files.
 
-import { shown } from '../domain/display-text.js';
 import { readFileSync } from 'node:fs';
 import { userInfo } from 'node:os';
+import { shown } from '../domain/display-text.js';
 import { WbsyncError } from '../domain/errors.js';
 import { commandLine } from '../domain/shell-command.js';
 import { envLayer } from './env.js';

@@ -9,7 +9,6 @@
 // Unlike an offsite copy (one snapshot's views, encrypted to keys no worker holds), a fleet copy is
 // the working database, readable by every worker that holds the fleet identity.
 
-import { shown } from '../domain/display-text.js';
 import { randomBytes } from 'node:crypto';
 import fs from 'node:fs';
 import os from 'node:os';
@@ -18,6 +17,7 @@ import { createRequire } from 'node:module';
 import { pipeline } from 'node:stream/promises';
 import { Worker } from 'node:worker_threads';
 import Database from 'better-sqlite3';
+import { shown } from '../domain/display-text.js';
 import { WbsyncError } from '../domain/errors.js';
 import { Digest, decryptStream, encryptStream, isRecipient } from '../offsite/age-stream.js';
 import { readText, type ObjectStore } from '../offsite/object-store.js';

@@ -3,9 +3,9 @@
 // other S3-compatible stores work. Credentials come from the SDK's standard chain (AWS_* variables,
 // shared files, instance roles) — never from wbsync's configuration or flags.
 
-import { shown } from '../domain/display-text.js';
 import { Readable } from 'node:stream';
 import type { S3Client } from '@aws-sdk/client-s3';
+import { shown } from '../domain/display-text.js';
 import type { Config } from '../config/schema.js';
 import { WbsyncError } from '../domain/errors.js';
 

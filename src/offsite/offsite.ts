@@ -3,12 +3,12 @@
 // manifest beside it (snapshot, time, sizes, SHA-256 of the ciphertext, counts). Fetch and verify
 // read them back: the hash first, then (with an identity) the decrypted database itself.
 
-import { shown } from '../domain/display-text.js';
 import { randomBytes } from 'node:crypto';
 import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
 import { pipeline } from 'node:stream/promises';
+import { shown } from '../domain/display-text.js';
 import { WbsyncError } from '../domain/errors.js';
 import { applyPolicy, isEmptyPolicy, type RetentionPolicy } from '../store/retention/index.js';
 import { checkCopy, copyRowCounts } from '../store/export/index.js';

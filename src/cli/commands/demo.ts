@@ -2,9 +2,9 @@
 // restore it, and show that nothing differs; undo a bulk overwrite in place, keeping a later edit —
 // then how to point wbsync at a real service.
 
-import { shown } from '../../domain/display-text.js';
 import { rmSync } from 'node:fs';
 import { resolve } from 'node:path';
+import { shown } from '../../domain/display-text.js';
 import { createHttpClient } from '../../api/http-client.js';
 import { createLogger } from '../../config/logger.js';
 import { ConfigSchema } from '../../config/schema.js';

@@ -1,7 +1,7 @@
 // `wbsync fleet tenant add | list | pause | resume | remove`: the fleet's tenant registry in Postgres.
 
-import { shown } from '../../domain/display-text.js';
 import { readFileSync } from 'node:fs';
+import { shown } from '../../domain/display-text.js';
 import { EXIT_CODES, WbsyncError } from '../../domain/errors.js';
 import { commandLine } from '../../domain/shell-command.js';
 import { jsonErrorAt } from '../../config/load.js';

@@ -1,8 +1,8 @@
 // `wbsync offsite push | list | fetch | verify`: age-encrypted copies of the latest snapshot in
 // S3-compatible storage. The daemon's host holds only public keys; --identity is read at recovery.
 
-import { shown } from '../../domain/display-text.js';
 import { readFileSync } from 'node:fs';
+import { shown } from '../../domain/display-text.js';
 import { EXIT_CODES, WbsyncError } from '../../domain/errors.js';
 import { parseIdentities } from '../../offsite/age-stream.js';
 import { objectStoreOf } from '../../offsite/object-store.js';

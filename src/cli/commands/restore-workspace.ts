@@ -1,9 +1,9 @@
 // `wbsync restore workspace ID`: the whole workspace back, here or on another service
 // (--target-url with --target-key-file), users mapped with --map-users FILE. Part of `restore`.
 
-import { shown } from '../../domain/display-text.js';
 import { readFileSync } from 'node:fs';
 import { z } from 'zod';
+import { shown } from '../../domain/display-text.js';
 import { WbsyncError } from '../../domain/errors.js';
 import { restoreWorkspace } from '../../restore/index.js';
 import type { Command, CommandContext, FlagValues } from '../command.js';
