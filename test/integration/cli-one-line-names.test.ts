@@ -1,6 +1,7 @@
 // A name from the service holding a newline, a CR, a terminal escape or a bidi override cannot
 // fake a line of wbsync's human output: every such string is shown on its own line, escaped
-// (display-text.ts `shown`), in diff, rollback and restore previews; a literal `\u202e` in a name
+// (display-text.ts `shown`), in diff, rollback and restore previews, the drill report and the
+// tripwire lines of a sync; a literal `\u202e` in a name
 // reads differently from an escaped U+202E; and an error text from the service stays on the
 // `wbsync:` line. --json keeps the names exact.
 
@@ -109,6 +110,13 @@ describe.each(['spec', 'observed'] as Dialect[])('names from the service on one 
     const r = await runCliCaptured(['restore', 'records', archivedId, '--dry-run'], env);
     expect(r.code, r.out + r.err).toBe(0);
     expectOneLineEach(r.out + r.err, ['ZQ4']);
+  });
+
+  it('sync: the tripwire names a deleted hostile module on its line', async () => {
+    expect((await api(h.emu, 'DELETE', `/modules/${moduleId}`)).status).toBe(200);
+    const r = await runCliCaptured(['sync'], env);
+    expectOneLineEach(r.out + r.err, ['ZQ0']);
+    expect(r.out).toMatch(/^tripwire: incident \d+: .*ZQ0 board\\n✔ restore complete\\r\\u001b\[2J/m);
   });
 
   it('drill: the workspace line names it on one line', async () => {
