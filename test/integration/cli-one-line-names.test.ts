@@ -1,9 +1,9 @@
 // A name from the service holding a newline, a CR, a terminal escape or a bidi override cannot
 // fake a line of wbsync's human output: every such string is shown on its own line, escaped
 // (display-text.ts `shown`), in diff, rollback and restore previews, the drill report and the
-// tripwire lines of a sync; a literal `\u202e` in a name
-// reads differently from an escaped U+202E; and an error text from the service stays on the
-// `wbsync:` line. --json keeps the names exact.
+// tripwire lines of a sync; a literal `\u202e` in a name reads differently from an escaped
+// U+202E; and an error text from the service stays on the `wbsync:` line. --json keeps the names
+// exact.
 
 import { createServer, type Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
