@@ -12,6 +12,7 @@
 
 import type { ServiceClient } from '../../api/port.js';
 import type { Automation, Column, Module } from '../../domain/entities.js';
+import { shown } from '../../domain/display-text.js';
 import { isWbsyncError } from '../../domain/errors.js';
 import type { NotRestored, Step } from './plan-steps.js';
 import { columnThen } from './plan-steps.js';
@@ -88,7 +89,7 @@ export async function readForeign(client: ServiceClient, modules: readonly Modul
 /** The warning for modules whose columns and automations could not be read (nothing re-pointed there). */
 export function unreadWarning(f: ForeignObjects | undefined): string[] {
   if (!f?.unread.length) return [];
-  return [`could not read the columns and automations of ${f.unread.length} other module(s) (${f.unread.join(', ')}: the key cannot open them): anything there naming what this run makes anew is not re-pointed — check them`];
+  return [`could not read the columns and automations of ${f.unread.length} other module(s) (${f.unread.map((n) => shown(n)).join(', ')}: the key cannot open them): anything there naming what this run makes anew is not re-pointed — check them`];
 }
 
 export interface ForeignPlan {
