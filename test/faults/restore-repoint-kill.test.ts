@@ -4,11 +4,12 @@
 // it did and before the journal heard back). Running the same restore again must end as an
 // uninterrupted run does: every automation re-pointed at the copy with its on/off state as it was, each
 // reference column once (re-pointed in place, or made anew with the old one gone — never twice), the
-// relation column re-pointed where the service lets its settings change.
+// relation column re-pointed where the service lets its settings change — and the resumed run reports
+// all of it, what the killed invocation did included.
 
 import { describe, expect, it } from 'vitest';
 import type { Dialect } from '../../src/emulator/types.js';
-import { idMapOf, restoreModule } from '../../src/restore/index.js';
+import { idMapOf, restoreModule, type RestoreModuleResult } from '../../src/restore/index.js';
 import { dyingClient } from '../helpers/dying-client.js';
 import { dumpOf, silentLogger } from '../helpers/harness.js';
 import { nameSalesFromOthers, type Others } from '../helpers/repoint-others.js';
@@ -52,6 +53,10 @@ function othersNow(b: Board, o: Others, runId: number, old: Old) {
     allActive: d.automations.filter((a) => a.scope === 'workspace' && !a.isDeleted).map((a) => `${a.name}:${a.isActive}`).sort(),
   };
 }
+
+/** What a result says it re-pointed, free of ids (each run has its own emulator). */
+const reported = (r: RestoreModuleResult): string[] =>
+  [...r.repointed.columns.map((c) => `column ${c.owner?.name} › ${c.name}: ${c.how}`), ...r.repointed.automations.map((a) => `automation ${a.owner?.name} › ${a.name}`)].sort();
 
 describe.each(['spec', 'observed'] as Dialect[])('restore module re-pointing other modules, killed and resumed (%s dialect)', (dialect) => {
   it('ends as an uninterrupted run does, whatever write it was killed at', async () => {
@@ -98,6 +103,8 @@ describe.each(['spec', 'observed'] as Dialect[])('restore module re-pointing oth
         await run.b.h.emu.idle();
         expect(resumed.resumed, `N=${n} ${when}`).toBe(true);
         expect(othersNow(run.b, run.o, resumed.runId!, run.old), `N=${n} ${when} (${writes[n - 1]})`).toEqual(expected);
+        // and the resumed run reports what the whole run re-pointed, the killed part included
+        expect(reported(resumed), `N=${n} ${when}`).toEqual(reported(whole));
       } finally {
         await run.b.h.close();
       }

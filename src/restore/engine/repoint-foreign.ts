@@ -44,12 +44,27 @@ export function repointReport(repoint: readonly Repointed[], run: { newId: (id: 
     columns: repoint
       .filter((x) => x.entity === 'column')
       .map((x) => {
-        const now = run ? (run.newId(x.id) ?? null) : null;
-        const how = now !== null ? (now === x.id ? 're-pointed' : 'recreated') : run?.isRefused(x.id) ? 'not re-pointed' : 'pending';
-        return { ...strip(x), how, newId: now };
+        if (!run) return { ...strip(x), how: 'pending' as const, newId: null };
+        if (run.isRefused(x.id)) return { ...strip(x), how: 'not re-pointed' as const, newId: null };
+        // once the plan is applied every step is done or refused; one the journal does not map was
+        // re-pointed in place by a killed invocation (the service took it, the journal never heard)
+        const now = run.newId(x.id) ?? x.id;
+        return { ...strip(x), how: now === x.id ? ('re-pointed' as const) : ('recreated' as const), newId: now };
       }),
     automations: repoint.filter((x) => x.entity === 'automation').map(strip),
   };
+}
+
+/**
+ * What a run re-points, over all its invocations: a run killed midway and resumed re-reads the
+ * service, where what it already re-pointed no longer names the old ids, so the first invocation
+ * keeps its list with the run (`options.repoint`, written when the run starts) and a resumed one
+ * reports that list and what its own plan adds.
+ */
+export function acrossInvocations(repoint: readonly Repointed[], previous: { status: string; options: Record<string, unknown> } | null): Repointed[] {
+  const earlier = previous && previous.status !== 'complete' && Array.isArray(previous.options['repoint']) ? (previous.options['repoint'] as Repointed[]) : [];
+  const seen = new Set(earlier.map((x) => `${x.entity}:${x.id}`));
+  return [...earlier, ...repoint.filter((x) => !seen.has(`${x.entity}:${x.id}`))];
 }
 
 /** The live objects of the workspace's other modules that may name the run's objects. */

@@ -12,7 +12,7 @@ import { pauseWorkspaceAutomations } from '../engine/pause.js';
 import { chooseSnapshot, refuse, requireWritable, type RestoreDeps, type RunControls } from '../engine/preconditions.js';
 import { treeFromState } from '../engine/tree.js';
 import { memberName } from '../../domain/member-name.js';
-import { readForeign, repointReport, unreadWarning, type RepointReport } from '../engine/repoint-foreign.js';
+import { acrossInvocations, readForeign, repointReport, unreadWarning, type RepointReport } from '../engine/repoint-foreign.js';
 import { planRepointOthers } from './repoint-others.js';
 
 export interface RestoreModuleOptions extends RunControls {
@@ -105,13 +105,13 @@ export async function restoreModule(deps: RestoreDeps, opts: RestoreModuleOption
   // hold that named its ids follows the copy (a copy beside a live original leaves them alone).
   const sourceGone = !liveSource.some((m) => m.id === opts.moduleId);
   const foreign = sourceGone && target === sourceWs ? await readForeign(client, liveTarget.filter((m) => m.id !== previous?.newModuleId), opts.moduleId, target) : null;
-  const repoint = foreign ? planRepointOthers(plan, tree, foreign) : [];
+  const repoint = acrossInvocations(foreign ? planRepointOthers(plan, tree, foreign) : [], previous);
   const warnings = unreadWarning(foreign ?? undefined);
   if (opts.dryRun) return { ...dryRunResult(base, plan, previous), repointed: repointReport(repoint, null), warnings, requests: client.stats().requests - stats0, durationMs: Date.now() - started };
 
   return journaledRun(
     deps,
-    { previous, settleMs: opts.settleMs, since: { at: started, requests: stats0 }, start: { kind: 'module', runKey, snapshotId: snapshot, sourceIds: [opts.moduleId], targetWorkspaceId: target, options: { asCopy: opts.asCopy === true, pauseAutomations: opts.pauseAutomations === true } } },
+    { previous, settleMs: opts.settleMs, since: { at: started, requests: stats0 }, start: { kind: 'module', runKey, snapshotId: snapshot, sourceIds: [opts.moduleId], targetWorkspaceId: target, options: { asCopy: opts.asCopy === true, pauseAutomations: opts.pauseAutomations === true, repoint } } },
     async (r) => ({
       ...(await applyModulePlan(deps, opts, plan, base, r)),
       repointed: repointReport(repoint, { newId: (id) => r.journal.newId(id), isRefused: (id) => r.journal.isRefused(id) }),

@@ -15,7 +15,7 @@ import type { Step } from '../engine/plan-steps.js';
 import { summarisePlan } from '../engine/plan-steps.js';
 import { chooseSnapshot, refuse, requireWritable, type RestoreDeps, type RunControls } from '../engine/preconditions.js';
 import { planRollback, type FoundBy } from './plan.js';
-import { readForeign, repointReport, unreadWarning, type ForeignObjects, type RepointReport } from '../engine/repoint-foreign.js';
+import { acrossInvocations, readForeign, repointReport, unreadWarning, type ForeignObjects, type RepointReport } from '../engine/repoint-foreign.js';
 import { feedVerdicts, mergeTouched, touchedByPin, type DamagePin } from './damage.js';
 import { ROLLBACK_KINDS, columnIdsOf, touchedByFeed, type FieldChange, type RollbackKind, type RollbackSelection } from './selection.js';
 import { treeFromLive, treeFromState, type LiveModuleReader, type ModuleTree } from '../engine/tree.js';
@@ -222,9 +222,10 @@ export async function rollback(deps: RestoreDeps & { readLive: LiveModuleReader 
 
   const runKey = JSON.stringify(['rollback', chosen.id, opts.moduleId, [...selection.kinds].sort(), [...(selection.columns ?? [])].sort(), [...(selection.records ?? [])].sort(), [...(selection.collections ?? [])].sort(), opts.changedBy ?? null, opts.changedBetween ?? null, opts.force === true, ...(opts.pin ? [{ incident: opts.pin.incident }] : [])]);
   const previous = latestRun(store.db, runKey);
+  const repoint = acrossInvocations(planned.repoint, previous);
   return journaledRun(
     deps,
-    { previous, settleMs: opts.settleMs, since: { at: started, requests: stats0 }, start: { kind: 'rollback', runKey, snapshotId: chosen.id, sourceIds: [opts.moduleId], targetWorkspaceId: ws, options: { force: opts.force === true, pauseAutomations: opts.pauseAutomations === true } } },
+    { previous, settleMs: opts.settleMs, since: { at: started, requests: stats0 }, start: { kind: 'rollback', runKey, snapshotId: chosen.id, sourceIds: [opts.moduleId], targetWorkspaceId: ws, options: { force: opts.force === true, pauseAutomations: opts.pauseAutomations === true, repoint } } },
     async ({ journal, run, resumed }) => {
       // Live objects keep their ids: each one the plan names maps onto itself.
       journal.sameAll([[opts.moduleId, 'module'], ...planned.liveIds]);
@@ -239,7 +240,7 @@ export async function rollback(deps: RestoreDeps & { readLive: LiveModuleReader 
         refused: res.refused.length,
         foundByLookup: res.foundByLookup,
         pausedAutomations: paused,
-        repointed: repointReport(planned.repoint, { newId: (id) => journal.newId(id), isRefused: (id) => journal.isRefused(id) }),
+        repointed: repointReport(repoint, { newId: (id) => journal.newId(id), isRefused: (id) => journal.isRefused(id) }),
         requests: 0,
         durationMs: 0,
       };
