@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest';
 import { automation, col } from '../fixtures.test-helpers.js';
-import { planForeignRepoint, repointReport, type ForeignObjects } from './repoint-foreign.js';
+import { acrossInvocations, planForeignRepoint, repointReport, type ForeignObjects, type Repointed } from './repoint-foreign.js';
 
 // Module "m2" (Roadmap) names module "m1"'s column k-stage and collection c-won; the workspace's
 // recipe names c-won too.
@@ -46,5 +46,17 @@ describe('re-pointing what other modules hold', () => {
     expect(repointReport(p.repoint, null).columns.map((c) => c.how)).toEqual(['pending', 'pending']);
     const ran = repointReport(p.repoint, { newId: (id) => (id === 'r-ref' ? 'NEW' : undefined), isRefused: (id) => id === 'r-rel' });
     expect(ran.columns.map((c) => [c.id, c.how, c.newId])).toEqual([['r-rel', 'not re-pointed', null], ['r-ref', 'recreated', 'NEW']]);
+  });
+
+  it('a resumed run reports the first invocation\'s list and what its own plan adds; a finished or absent earlier run adds nothing', () => {
+    const a: Repointed = { entity: 'automation', id: 'a1', name: 'A', names: ['x'] };
+    const c: Repointed = { entity: 'column', id: 'c1', name: 'C', names: ['y'] };
+    const now: Repointed = { entity: 'automation', id: 'a1', name: 'A', names: ['x'] };
+    expect(acrossInvocations([now], { status: 'failed', options: { repoint: [a, c] } })).toEqual([a, c]);
+    expect(acrossInvocations([now], { status: 'complete', options: { repoint: [a, c] } })).toEqual([now]);
+    expect(acrossInvocations([now], { status: 'running', options: {} })).toEqual([now]);
+    expect(acrossInvocations([now], null)).toEqual([now]);
+    // after a run, a column neither mapped nor refused was re-pointed in place by the killed part
+    expect(repointReport([c], { newId: () => undefined, isRefused: () => false }).columns[0]).toMatchObject({ how: 're-pointed', newId: 'c1' });
   });
 });
