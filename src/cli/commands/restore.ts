@@ -7,7 +7,7 @@ import { restoreModule, restoreRecords } from '../../restore/index.js';
 import { intFlag, stringFlag } from '../flag-values.js';
 import type { Command } from '../command.js';
 import { openForRun, runJournaledCommand } from '../open.js';
-import { countsLine, notRestoredLines, planLines } from './restore-output.js';
+import { countsLine, notRestoredLines, planLines, repointLines } from './restore-output.js';
 import { restoreWorkspaceCommand } from './restore-workspace.js';
 
 const usageHint = { hint: "see 'wbsync restore --help'" };
@@ -74,6 +74,8 @@ const restoreModuleCommand: Command = {
         else lines.push(`restored module ${shown(r.moduleName)} (${r.sourceModuleId}) from snapshot ${r.snapshot} as ${r.moduleId}${r.resumed ? ' (resumed)' : ''}`);
         lines.push(`  ${r.plan ? 'would restore' : 'counts'}: ${countsLine(r.counts)}`);
         if (r.pausedAutomations.length) lines.push(`  paused and re-activated ${r.pausedAutomations.length} workspace automation(s)`);
+        lines.push(...repointLines(r.repointed, r.plan !== undefined).map((l) => `  ${l}`));
+        for (const w of r.warnings) lines.push(`  warning: ${w}`);
         if (!r.plan) lines.push(`  ${r.requests} requests in ${(r.durationMs / 1000).toFixed(1)} s`);
         return [...lines, ...notRestoredLines(r.notRestored)];
       },

@@ -8,6 +8,7 @@ import { type FieldChange, rollback, ROLLBACK_KINDS, type RollbackKind, rollback
 import { intFlag, listFlag, stringFlag } from '../flag-values.js';
 import type { Command, FlagValues } from '../command.js';
 import { runJournaledCommand } from '../open.js';
+import { ownerPrefix, repointHow } from './restore-output.js';
 import { readModuleLive } from '../../sync/live-module.js';
 
 const usageHint = { hint: "see 'wbsync rollback --help'" };
@@ -35,10 +36,9 @@ function lines(r: RollbackResult): string[] {
   if (r.wouldTrigger.length) out.push('active automations these writes may set off (give --pause-automations to pause them):', ...r.wouldTrigger.map((a) => `  ${shown(a.name)} (${shown(a.scope)}, on ${shown(a.trigger)})`));
   const cols = r.repointed.columns;
   if (cols.length) {
-    const how = (c: (typeof cols)[number]): string => (c.how === 'pending' ? 're-pointed, or made anew where the service keeps settings create-only' : c.how === 're-pointed' ? 're-pointed in place' : `made anew as ${c.newId} (the service keeps settings create-only), the old one deleted`);
-    out.push(`columns whose settings named what was recreated (${cols.length}):`, ...cols.map((c) => `  ${shown(c.name)} (${c.id}): ${how(c)}`));
+    out.push(`columns whose settings named what was recreated (${cols.length}):`, ...cols.map((c) => `  ${ownerPrefix(c)}${shown(c.name)} (${c.id}): ${repointHow(c)}`));
   }
-  if (r.repointed.automations.length) out.push(`automations naming what was recreated, ${r.dryRun ? 'to be re-pointed' : 're-pointed'} to the copies (${r.repointed.automations.length}):`, ...r.repointed.automations.map((a) => `  ${shown(a.name)} (${a.id})`));
+  if (r.repointed.automations.length) out.push(`automations naming what was recreated, ${r.dryRun ? 'to be re-pointed' : 're-pointed'} to the copies (${r.repointed.automations.length}):`, ...r.repointed.automations.map((a) => `  ${ownerPrefix(a)}${shown(a.name)} (${a.id})`));
   if (r.pausedAutomations.length) out.push(`paused and re-activated ${r.pausedAutomations.length} automation(s)`);
   if (r.notRestored.length) out.push('not put back:', ...r.notRestored.map((n) => `  - ${n.entity} ${shown(n.label)} (${n.id}): ${shown(n.reason)}${n.value !== undefined ? ` — value ${JSON.stringify(n.value)}` : ''}`));
   for (const w of r.warnings) out.push(`warning: ${shown(w)}`);
