@@ -30,15 +30,22 @@ export function countValuedCellsOf(db: Database.Database, n: number, columns: re
     .get({ n, cols: JSON.stringify(columns), recs: JSON.stringify(records) }) as number;
 }
 
-/** Whether the whole database closed and opened fewer cell versions between s and l than a quarter
+/** Whether the whole database closed and opened fewer cell versions between s and l than an eighth
  * of `scanned` (the cells a query by the module's records would visit): then the valid_to and
- * valid_from indexes find a window's changed cells faster than the module's records do. */
+ * valid_from indexes find a window's changed cells faster than the module's records do (measured
+ * on the bench's module of 10,000 records: even at about a ninth; the census grouped off the
+ * record index needs no sort, by time it does). */
 export function fewChangesIn(db: Database.Database, s: number, l: number, scanned: number): boolean {
+  // each side counted only as far as it matters (a long window's are many)
+  const cap = Math.ceil(scanned / 8);
   const n = db
-    .prepare(`SELECT (SELECT count(*) FROM cell_versions WHERE valid_to > @s AND valid_to <= @l) + (SELECT count(*) FROM cell_versions WHERE valid_from > @s AND valid_from <= @l AND valid_from > 0)`)
+    .prepare(
+      `SELECT (SELECT count(*) FROM (SELECT 1 FROM cell_versions WHERE valid_to > @s AND valid_to <= @l LIMIT @cap))
+            + (SELECT count(*) FROM (SELECT 1 FROM cell_versions WHERE valid_from > @s AND valid_from <= @l AND valid_from > 0 LIMIT @cap))`,
+    )
     .pluck()
-    .get({ s, l }) as number;
-  return n * 4 < scanned;
+    .get({ s, l, cap }) as number;
+  return n * 8 < scanned;
 }
 
 /** One cell a rollback puts back: the live value (at l) and the one at s; `op` as planned. */
