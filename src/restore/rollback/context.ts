@@ -130,7 +130,8 @@ export class PlanContext {
     this.moduleId = input.live.module.id;
     this.baseRecords = byId(input.base.records);
     this.afterRecords = byId(input.after.records);
-    this.liveRecords = byId(input.live.records);
+    // (the console's preview plans with the latest backup as both: one map, read only)
+    this.liveRecords = input.live === input.after ? this.afterRecords : byId(input.live.records);
     this.liveColumns = byId(input.live.columns);
     this.liveCollections = byId(input.live.collections);
     this.found = input.found ?? new Map();
