@@ -64,7 +64,7 @@ export interface PlainCellWrite {
  * The rollback preview's count of plain cells, as SQL over the cell versions `where` selects — the
  * changed versions of the module's records (a version at s closed by l, or one at l opened after s;
  * a changed cell has one or both, each side at most one). Grouped by (record, column), each group
- * marked plain when its column is one of `@pc` and its record one of `plainRecords`: of the plain
+ * marked plain when its column is one of `@pc` and its record none of `@nonPlain`: of the plain
  * groups of `@sel` columns, those whose value differs between snapshots s < l (a cell missing on one
  * side holds null) are counted per step (the first row, kind 0) and the first `@limit` listed in the
  * rollback planner's order — cells held at s by record then id, then cells only at l by record then
@@ -72,10 +72,10 @@ export interface PlainCellWrite {
  * read whole. When `where` seeks by record, the versions arrive in (record, column) order and the
  * grouping needs no sort. Read by `censusOf`.
  */
-export function censusSql(where: string, plainRecords: string): string {
+export function censusSql(where: string): string {
   return `WITH g AS MATERIALIZED (
       SELECT record_id, column_id, bid, base, aid, live,
-             coalesce(column_id IN ${IN_JSON('pc')}, 0) AND record_id IN (${plainRecords}) AS plain
+             coalesce(column_id IN ${IN_JSON('pc')}, 0) AND record_id NOT IN ${IN_JSON('nonPlain')} AS plain
         FROM (SELECT c.record_id, c.column_id,
                      max(CASE WHEN c.valid_from <= @s THEN c.id END) AS bid, max(CASE WHEN c.valid_from <= @s THEN c.value END) AS base,
                      max(CASE WHEN c.valid_from > @s THEN c.id END) AS aid, max(CASE WHEN c.valid_from > @s THEN c.value END) AS live

@@ -100,7 +100,10 @@ export function readModuleContent(db: Database.Database, moduleId: string, n: nu
 
 /** SQL: the module's records of any version in the window, and its top-level records at s. */
 export const everSql = `SELECT r.id FROM record_versions r WHERE r.module_id = @m AND r.valid_from <= @l AND coalesce(r.valid_to, ${OPEN}) > @s`;
-const topAtS = `SELECT r.id FROM record_versions r WHERE r.module_id = @m AND r.parent_record_id IS NULL AND r.valid_from <= @s AND coalesce(r.valid_to, ${OPEN}) > @s`;
+/** SQL: the module's sub-records at s, and its records with a version opened after s (by l): with
+ * those at s, every record everSql names. */
+const subAtS = `SELECT r.id FROM record_versions r WHERE r.module_id = @m AND r.parent_record_id IS NOT NULL AND r.valid_from <= @s AND coalesce(r.valid_to, ${OPEN}) > @s`;
+const openedSince = `SELECT r.id FROM record_versions r WHERE r.module_id = @m AND r.valid_from > @s AND r.valid_from <= @l`;
 /** SQL: a version at s closed by l, or one at l opened after s (an edit is one of each). */
 const changedVersion = (a: string): string => `((${a}.valid_from <= @s AND ${a}.valid_to > @s AND ${a}.valid_to <= @l) OR (${a}.valid_from > @s AND ${a}.valid_from <= @l AND coalesce(${a}.valid_to, ${OPEN}) > @l))`;
 /** A version of either side (not one that came and went in between). */
@@ -144,9 +147,14 @@ export function readModuleWindow(
   };
   place(recRows);
   const notPlain = [...atS].filter(([id, r]) => r.rest[parentCol] === null && atL.get(id)?.rest[parentCol] !== null).map(([id]) => id);
-  // the records whose plain cells are counted: top-level at s and at l
-  const plainSql = `SELECT id FROM (${topAtS}) WHERE id NOT IN (SELECT value FROM json_each(@notPlain))`;
-  p.notPlain = JSON.stringify(notPlain);
+  // the records whose plain cells are counted are those top-level at s and at l: the others of the
+  // window, named here (few, usually), are those of notPlain, the sub-records at s, and the records
+  // not at s — with a version opened since, none at s: one at s would have closed since (versions
+  // of a record do not overlap), so it is in atS
+  const nonPlain = new Set(notPlain);
+  for (const id of db.prepare(subAtS).pluck().all(p) as string[]) nonPlain.add(id);
+  for (const id of db.prepare(openedSince).pluck().all(p) as string[]) if (!atS.has(id)) nonPlain.add(id);
+  p.nonPlain = JSON.stringify([...nonPlain]);
 
   // the records the planner rebuilds whole: gone by l, and (at s) under one, with every version
   const gone = [...atS.keys()].filter((id) => !atL.has(id));
@@ -161,7 +169,7 @@ export function readModuleWindow(
     for (const id of next) under.add(id);
   }
   const records = db.prepare(`SELECT count(*) FROM (${everSql})`).pluck().get(p) as number;
-  const changed = changedCells(db, p, plainColumns, plainSql, selected, listed, records);
+  const changed = changedCells(db, p, plainColumns, selected, listed, records);
   const cellRows = [...changed.rows, ...wholeCells(db, p, [...under])];
   const seen = new Set<number>();
   const allCells = cellRows.filter((r) => !seen.has(r.vid) && (seen.add(r.vid), true));
@@ -244,18 +252,18 @@ const structureAt = (kind: 'collection' | 'column', n: string): string => `SELEC
 
 /**
  * Cell versions at s closed by l and at l opened after s (an edit is one of each) of the module's
- * records, but those of `plainColumns` in the records `plainSql` selects — and those counted, for
+ * records, but those of `plainColumns` in the records not named in `@nonPlain` — and those counted, for
  * the `selected` columns (censusSql, module-census.ts: its first `limit`). The census groups the
  * changed versions by cell and names the groups that are not plain; only their versions are read
  * as rows (by their records, then kept by cell).
  */
-function changedCells(db: Database.Database, p: Record<string, unknown>, plainColumns: readonly string[], plainSql: string, selected: readonly string[], limit: number, records: number): { rows: Row[]; census: PlainCensus } {
+function changedCells(db: Database.Database, p: Record<string, unknown>, plainColumns: readonly string[], selected: readonly string[], limit: number, records: number): { rows: Row[]; census: PlainCensus } {
   // a short window's changed cells are found by the versions closed and opened in it (unary + keeps
   // SQLite from seeking by record there), a long one's by the module's records: the same rows, those
   // by record in (record, column) order, grouped without a sort
   const where = fewChangesIn(db, p.s as number, p.l as number, records * 8) ? `${BY_TIME} AND +c.record_id IN (${everSql})` : `c.record_id IN (${everSql}) AND ${changedVersion('c')}`;
   const list = db
-    .prepare(censusSql(where, plainColumns.length ? plainSql : 'SELECT NULL WHERE 0'))
+    .prepare(censusSql(where))
     .raw(true)
     .all({ ...p, pc: JSON.stringify(plainColumns), sel: JSON.stringify(selected), limit: Math.max(limit, 0) }) as unknown[][];
   const { counts, first, notPlain } = censusOf(list, limit);
