@@ -1,6 +1,7 @@
 // `restore module`: refusals first (reads only), then the plan, then — unless a dry run — the
 // journaled apply, with the workspace's automations paused around it when asked.
 
+import { shown } from '../../domain/display-text.js';
 import { WbsyncError } from '../../domain/errors.js';
 import { applyPlan } from '../engine/apply.js';
 import { journaledRun, type JournaledRun, type RunOutcome } from '../engine/journaled-run.js';
@@ -74,7 +75,7 @@ export async function restoreModule(deps: RestoreDeps, opts: RestoreModuleOption
   const liveTarget = await client.listModules(target);
   const liveSource = target === sourceWs ? liveTarget : await client.listModules(sourceWs).catch(() => []);
   if (liveSource.some((m) => m.id === opts.moduleId) && !opts.asCopy) {
-    throw refuse(`module ${opts.moduleId} (${tree.module.name}) still exists`, 'give --as-copy to restore it as a new copy beside it');
+    throw refuse(`module ${opts.moduleId} (${shown(tree.module.name)}) still exists`, 'give --as-copy to restore it as a new copy beside it');
   }
   if (previous?.status === 'complete' && previous.newModuleId && liveTarget.some((m) => m.id === previous.newModuleId)) {
     return { ...base, ...alreadyRestored(previous, previous.newModuleId), requests: client.stats().requests - stats0, durationMs: Date.now() - started };

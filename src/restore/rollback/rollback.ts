@@ -3,6 +3,7 @@
 // the plan (plan.ts) and — unless a dry run — the same journaled applier as restore module,
 // with the module's and the workspace's automations paused around it when asked.
 
+import { shown } from '../../domain/display-text.js';
 import type { Automation, BoardRecord, Cell, Module } from '../../domain/entities.js';
 import { WbsyncError, isWbsyncError } from '../../domain/errors.js';
 import type { StateReader } from '../../store/port.js';
@@ -276,7 +277,7 @@ async function readSides(deps: RestoreDeps & { readLive: LiveModuleReader }, opt
   const base = treeFromState(baseState, opts.moduleId, store.db)!;
   const ws = base.module.workspaceId;
   const liveModule = (await client.listModules(ws)).find((m) => m.id === opts.moduleId);
-  if (!liveModule) throw refuse(`module ${opts.moduleId} (${base.module.name}) is gone`, `rollback works in place on a live module: bring it back with ${commandLine(['wbsync', 'restore', 'module', opts.moduleId])}`);
+  if (!liveModule) throw refuse(`module ${opts.moduleId} (${shown(base.module.name)}) is gone`, `rollback works in place on a live module: bring it back with ${commandLine(['wbsync', 'restore', 'module', opts.moduleId])}`);
   const afterId = opts.pin ? opts.pin.afterSnapshot : pickAfter(deps, chosen.id, opts.moduleId, opts.changedBetween);
   const latestState = store.stateAt()!;
   const after = { ...(treeFromState(store.stateAt(afterId)!, opts.moduleId) ?? base) };

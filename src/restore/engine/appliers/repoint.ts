@@ -5,6 +5,7 @@
 // its on/off state as it is at that moment (the deployed service re-activates an automation given a
 // complete body unless told otherwise; a paused one stays paused until the run switches it on).
 
+import { shown } from '../../../domain/display-text.js';
 import { canonicalJson } from '../../../domain/canonical-json.js';
 import { WbsyncError } from '../../../domain/errors.js';
 import type { ColumnThen } from '../plan-steps.js';
@@ -44,7 +45,7 @@ export const repointAppliers: Pick<Appliers, 'repointColumn' | 'repointAutomatio
     finish: async (s, _, ctx) => {
       const list = s.scope === 'module' ? await ctx.client.listModuleAutomations(s.owner, ctx.call) : await ctx.client.listWorkspaceAutomations(s.owner, ctx.call);
       const now = list.find((a) => a.id === s.target);
-      if (!now) throw new WbsyncError('not_found', `automation ${s.target} (${s.label}) is gone`, { status: 404 });
+      if (!now) throw new WbsyncError('not_found', `automation ${s.target} (${shown(s.label)}) is gone`, { status: 404 });
       const body = resolveRefs({ value: { name: now.name, trigger: now.trigger, conditions: now.conditions, match: now.match, actions: now.actions }, refs: s.refs }, ctx.resolve);
       await ctx.client.updateAutomation(s.target, { ...body, isActive: now.isActive }, ctx.call);
     },
