@@ -127,7 +127,8 @@ export class PlanContext {
     this.moduleId = input.live.module.id;
     this.baseRecords = byId(input.base.records);
     this.afterRecords = byId(input.after.records);
-    this.liveRecords = byId(input.live.records);
+    // (the console's preview plans with the latest backup as both: one map, read only)
+    this.liveRecords = input.live === input.after ? this.afterRecords : byId(input.live.records);
     this.liveColumns = byId(input.live.columns);
     this.liveCollections = byId(input.live.collections);
     this.found = input.found ?? new Map();
@@ -145,6 +146,12 @@ export class PlanContext {
 
   recordLabel(r: BoardRecord): string {
     return r.parentRecordId ? `${this.baseRecords.get(r.parentRecordId)?.name ?? r.parentRecordId} › ${r.name}` : r.name;
+  }
+
+  /** Whether a field's live value is its value at the snapshot: `decide` would leave it, and
+   * saying so first spares building the change (thousands of fields on a big module). */
+  same(live: unknown, base: unknown): boolean {
+    return sameValue(live, base);
   }
 
   /** Decides one field; true when it is to be written back. */
