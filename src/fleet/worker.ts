@@ -81,7 +81,7 @@ async function startWorker(s: WorkerState): Promise<void> {
   });
   const { host, port } = parseListen(fleet.listen);
   // the web console under /ui/ (src/fleet/fleet-console.ts), on the daemon's terms
-  const mounted = mountFleetConsole({ workerId: id, config: s.config, logger, host, dataDir: s.dataDir, local: () => [...s.tenants.values()], status: () => readFleetStatus(db.pool, fleet.workerTtlSeconds) });
+  const mounted = mountFleetConsole({ workerId: id, config: s.config, logger, host, dataDir: s.dataDir, local: () => [...s.tenants.values()], status: () => readFleetStatus(db.pool, fleet.workerTtlSeconds, s.config.freshness.maxStalenessMinutes) });
   s.ui = mounted.ui;
   s.server = await startHealthServer({ host, port, health: () => workerHealth(s), tls: mounted.tls, ...(mounted.ui ? { ui: mounted.ui } : {}), metrics: () => s.metrics.render([...s.tenants.values()].map((t) => ({ name: t.name, registry: t.metrics.registry }))) });
   await registerWorker(db.pool, { id, capacity, healthUrl: `${mounted.tls ? 'https' : 'http'}://${s.server.address}`, instance: s.instance });
@@ -105,8 +105,9 @@ async function startWorker(s: WorkerState): Promise<void> {
  * minutes must not make the worker look gone (`fleet status`, drain, adopt judge it by its
  * heartbeat). And the work: a first round, then the queue's workers, then a round every
  * fleet.heartbeatSeconds after the last one ended (one round at a time: never two copies or
- * arrivals at once). Postgres away only delays both; a lost worker id ends the worker, once the
- * round in flight (if any) has ended; the heartbeat goes on until then.
+ * arrivals at once). Postgres away only delays both. Stopping waits for the round in flight (if
+ * any) to end, beating meanwhile; a lost worker id (another process beats for it now) ends the
+ * heartbeat at once and the worker after that round.
  */
 async function runUntilStopped(s: WorkerState): Promise<void> {
   const workEnded = new AbortController();
