@@ -17,6 +17,7 @@ import { createRequire } from 'node:module';
 import { pipeline } from 'node:stream/promises';
 import { Worker } from 'node:worker_threads';
 import Database from 'better-sqlite3';
+import { shown } from '../domain/display-text.js';
 import { WbsyncError } from '../domain/errors.js';
 import { Digest, decryptStream, encryptStream, isRecipient } from '../offsite/age-stream.js';
 import { readText, type ObjectStore } from '../offsite/object-store.js';
@@ -248,7 +249,7 @@ export async function placeFleetCopy(o: PlaceOptions): Promise<Placed> {
   } catch (e) {
     for (const f of [tmp, `${tmp}-wal`, `${tmp}-shm`]) fs.rmSync(f, { force: true });
     if (e instanceof WbsyncError) throw e;
-    throw new WbsyncError('storage', `fleet copy ${m.object} could not be read back: ${(e as Error).message}`, { hint: 'an altered object fails age authentication: adopt from an older copy', cause: e });
+    throw new WbsyncError('storage', `fleet copy ${shown(m.object)} could not be read back: ${shown((e as Error).message)}`, { hint: 'an altered object fails age authentication: adopt from an older copy', cause: e });
   }
 }
 
@@ -257,7 +258,7 @@ function verifyCopy(file: string, m: FleetCopyManifest): void {
   const store = openStore(file, { readonly: true });
   try {
     const report = store.verify();
-    if (!report.ok) throw new WbsyncError('storage', `fleet copy ${m.object} fails verify: ${report.problems.map((p) => `${p.check}: ${p.message}`).join('; ')}`, { hint: 'adopt from an older copy' });
+    if (!report.ok) throw new WbsyncError('storage', `fleet copy ${shown(m.object)} fails verify: ${report.problems.map((p) => `${p.check}: ${shown(p.message)}`).join('; ')}`, { hint: 'adopt from an older copy' });
     const got = lineageOf(store.db);
     if (got.lastSnapshotId !== m.lastSnapshotId) throw new WbsyncError('storage', `fleet copy ${m.object} holds snapshots up to ${got.lastSnapshotId}, its manifest says ${m.lastSnapshotId}`);
   } finally {

@@ -37,5 +37,9 @@ describe('the Fleet page', () => {
     expect(text).toContain('<td>globex</td><td>w2 (gone)</td><td>paused</td><td>-</td><td>-</td><td>never</td>');
     expect(text).not.toContain('/ui/t/globex/');
     expect(text).toContain('<td>2m ago</td>');
+    // why it fails, as `wbsync fleet status` says it, escaped too; the paused tenant is not failing
+    expect(text).toContain('1 of 2 tenant(s) failing:');
+    expect(text).toContain('<li>acme: last pass failed (incremental, 2026-11-26T18:59:30Z): HTTP 500: &lt;script&gt;alert(1)&lt;/script&gt;');
+    expect(text).not.toContain('<li>globex');
   });
 });

@@ -81,7 +81,7 @@ async function startWorker(s: WorkerState): Promise<void> {
   });
   const { host, port } = parseListen(fleet.listen);
   // the web console under /ui/ (src/fleet/fleet-console.ts), on the daemon's terms
-  const mounted = mountFleetConsole({ workerId: id, config: s.config, logger, host, dataDir: s.dataDir, local: () => [...s.tenants.values()], status: () => readFleetStatus(db.pool, fleet.workerTtlSeconds) });
+  const mounted = mountFleetConsole({ workerId: id, config: s.config, logger, host, dataDir: s.dataDir, local: () => [...s.tenants.values()], status: () => readFleetStatus(db.pool, fleet.workerTtlSeconds, s.config.freshness.maxStalenessMinutes) });
   s.ui = mounted.ui;
   s.server = await startHealthServer({ host, port, health: () => workerHealth(s), tls: mounted.tls, ...(mounted.ui ? { ui: mounted.ui } : {}), metrics: () => s.metrics.render([...s.tenants.values()].map((t) => ({ name: t.name, registry: t.metrics.registry }))) });
   await registerWorker(db.pool, { id, capacity, healthUrl: `${mounted.tls ? 'https' : 'http'}://${s.server.address}`, instance: s.instance });
