@@ -14,6 +14,7 @@ import { previewRecover } from '../../src/ui/recover-plan.js';
 import { dumpOf } from '../helpers/harness.js';
 import { nameSalesFromOthers, type Others } from '../helpers/repoint-others.js';
 import { ATTRIBUTION, board, call, rollbackCli, runRollback, setCell, syncAfterDamage } from '../helpers/rollback-kit.js';
+import { serveConsole } from '../helpers/ui-kit.js';
 
 const key = (w: FieldChange): string => JSON.stringify([w.entity, w.id, w.field, w.live, w.base, w.label]);
 const byId = <T extends { id: string }>(xs: readonly T[]): T[] => [...xs].sort((a, b) => (a.id < b.id ? -1 : a.id > b.id ? 1 : 0));
@@ -117,6 +118,18 @@ describe.each(['spec', 'observed'] as Dialect[])('recover previews give the dry 
           expect(foreignColumns).not.toContain(customer);
           expect(foreignDeclared).toContain(customer);
         }
+      }
+
+      // the page lists them
+      const c = await serveConsole(h.dbPath);
+      try {
+        const page = await (await fetch(`${c.url}/recover?module=${b.mod}&snapshot=${b.s1}&scope=rollback`)).text();
+        expect(page).toContain('Re-pointed at what is recreated');
+        for (const id of [roadmapAuto, customerStage, customer]) expect(page).toContain(id);
+        expect(page).toContain('automation Product Roadmap › Shipped → follow-up deal');
+        expect(page).toContain('column Product Roadmap › Customer stage');
+      } finally {
+        await c.close();
       }
     } finally {
       await h.close();
