@@ -11,6 +11,7 @@
 // What names an object that is gone and that this run does not make is declared too.
 
 import type { ServiceClient } from '../../api/port.js';
+import type { StateReader } from '../../store/port.js';
 import type { Automation, Column, Module } from '../../domain/entities.js';
 import { shown } from '../../domain/display-text.js';
 import { isWbsyncError } from '../../domain/errors.js';
@@ -98,6 +99,18 @@ export async function readForeign(client: ServiceClient, modules: readonly Modul
     columns: per.flatMap((p) => p.columns),
     automations: [...per.flatMap((p) => p.automations), ...ws],
     unread: per.flatMap((p) => (p.unread === null ? [] : [p.unread])),
+  };
+}
+
+/** The same objects as a snapshot holds them (the console's preview, which never calls the service):
+ * the columns of both scopes and the automations of every module of the workspace but `except`. */
+export function foreignFromState(state: StateReader, workspaceId: string, except: string): ForeignObjects {
+  const others = state.modules(workspaceId).filter((m) => m.id !== except);
+  return {
+    modules: others.map((m) => ({ id: m.id, name: m.name })),
+    columns: others.flatMap((m) => state.columns(m.id)),
+    automations: others.flatMap((m) => state.moduleAutomations(m.id)),
+    unread: [],
   };
 }
 
