@@ -1,5 +1,6 @@
 import { describe, expect, it } from 'vitest';
 import { formatFleetStatus, type FleetStatus } from './status.js';
+import { failingTenant } from './status.test-helpers.js';
 
 describe('formatFleetStatus', () => {
   it('keeps a failure text, a problem and a URL from outside on their lines', () => {
@@ -7,23 +8,7 @@ describe('formatFleetStatus', () => {
     const s: FleetStatus = {
       at: '2026-11-26T19:00:00.000Z',
       failing: 1,
-      tenants: [
-        {
-          name: 'acme',
-          baseUrl: 'http://127.0.0.1:1',
-          paused: false,
-          home: { worker: 'w1', epoch: 1, since: '2026-11-26T18:00:00.000Z', workerLive: true },
-          running: null,
-          lastPass: { kind: 'incremental', startedAt: '2026-11-26T18:59:00.000Z', finishedAt: '2026-11-26T18:59:30.000Z', ok: false, error, snapshot: null },
-          lastSuccess: '2026-11-26T18:58:00.000Z',
-          freshnessSeconds: 120,
-          failuresSinceSuccess: 1,
-          passes: 3,
-          addedAt: '2026-11-26T17:00:00.000Z',
-          freshnessBoundSeconds: 21_600,
-          problems: [`last pass failed (incremental, 2026-11-26T18:59:30Z): ${error}`],
-        },
-      ],
+      tenants: [failingTenant(error)],
       workers: [{ id: 'w1', capacity: 2, tenants: 1, heartbeatAt: '2026-11-26T19:00:00.000Z', heartbeatAgeSeconds: 1, live: true, draining: false, healthUrl: 'http://127.0.0.1:9465/\nhint: x' }],
       services: [],
     };
