@@ -5,7 +5,7 @@
 
 import { request } from 'undici';
 import type { AlertEventName } from '../config/schema.js';
-import { showBidiControls } from '../domain/display-text.js';
+import { showBidiControls, shown } from '../domain/display-text.js';
 import type { Announcement } from './episodes.js';
 
 export interface AlertDocument {
@@ -39,14 +39,22 @@ export interface NotifierOptions {
   retryDelayMs?: number;
 }
 
-/** Slack-compatible text: one line that says it all, then the details that matter (bidi controls shown as their code). */
+/** Slack's three control characters in message text, as its documentation asks them escaped (`<!channel>` would ping everyone). */
+const SLACK_ESCAPES: Record<string, string> = { '&': '&amp;', '<': '&lt;', '>': '&gt;' };
+
+/**
+ * Slack-compatible text: one line that says it all, then the details that matter. Each outside
+ * string (the summary, each detail, the database path) is shown() on its one line, so a name
+ * holding a newline cannot fake a line of the alert; `&`, `<` and `>` are escaped as Slack asks.
+ * The undo is a command line (commandLine: its controls already spelled out) and is left whole.
+ */
 export function slackText(a: AlertDocument): string {
-  const lines = [`*wbsync ${a.event.replace('_', ' ')}* — ${a.summary}`];
+  const lines = [`*wbsync ${a.event.replace('_', ' ')}* — ${shown(a.summary)}`];
   const what = a.details['what'];
-  if (Array.isArray(what)) lines.push(...what.map((w) => `• ${String(w)}`));
+  if (Array.isArray(what)) lines.push(...what.map((w) => `• ${shown(String(w))}`));
   if (a.undo) lines.push(`Undo: \`${a.undo}\``);
-  lines.push(`(${a.database}, ${a.at})`);
-  return showBidiControls(lines.join('\n'));
+  lines.push(`(${shown(a.database)}, ${a.at})`);
+  return showBidiControls(lines.join('\n')).replace(/[&<>]/g, (c) => SLACK_ESCAPES[c]!);
 }
 
 const sleep = (ms: number): Promise<void> => new Promise((r) => setTimeout(r, ms));
@@ -95,7 +103,8 @@ export class Notifier {
     const base = this.opts.healthchecksUrl;
     if (!base) return;
     const url = kind === 'success' ? base : `${base.replace(/\/+$/, '')}/${kind}`;
-    this.track(this.deliver(url, reason ?? '', 'healthchecks', kind));
+    // a text body a person reads in the checks' log: the failure's text (the service's words) on one line
+    this.track(this.deliver(url, reason === undefined ? '' : shown(reason), 'healthchecks', kind));
   }
 
   /** Waits for deliveries in flight, at most `ms` (shutdown, tests). */

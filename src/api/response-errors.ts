@@ -1,6 +1,7 @@
 // Maps a non-2xx answer to the WbsyncError the rest of wbsync acts on. The service's own
-// `message` is surfaced; HTML error pages are named as such.
+// `message` is surfaced (one line: shown()); HTML error pages are named as such.
 
+import { shown } from '../domain/display-text.js';
 import { WbsyncError } from '../domain/errors.js';
 import { readServiceMessage } from './parse-body.js';
 import type { ApiResponse } from './transport.js';
@@ -15,7 +16,7 @@ export function authError(res: ApiResponse): WbsyncError {
   const said = readServiceMessage(res);
   return new WbsyncError(
     'auth',
-    `${res.endpoint}: the service refused the API key (missing, invalid or rotated)${said ? `: ${said}` : ''}`,
+    `${res.endpoint}: the service refused the API key (missing, invalid or rotated)${said ? `: ${shown(said)}` : ''}`,
     { endpoint: res.endpoint, status: res.status, hint: AUTH_HINT },
   );
 }
@@ -23,7 +24,7 @@ export function authError(res: ApiResponse): WbsyncError {
 export function errorFromResponse(res: ApiResponse): WbsyncError {
   const said = readServiceMessage(res);
   const html = said === undefined && /^\s*</.test(res.text);
-  const tail = said !== undefined ? `: ${said}` : html ? ' (HTML error page)' : '';
+  const tail = said !== undefined ? `: ${shown(said)}` : html ? ' (HTML error page)' : '';
   const base = { endpoint: res.endpoint, status: res.status };
   const s = res.status;
   if (s === 401) return authError(res);

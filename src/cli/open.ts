@@ -1,6 +1,6 @@
 // Opening what commands need: the service client (from config) and the snapshot store.
 
-import { terminalText } from '../domain/display-text.js';
+import { shown, terminalText } from '../domain/display-text.js';
 import path from 'node:path';
 import { createHttpClient } from '../api/http-client.js';
 import { waitForLock, type DbLock } from '../store/lock.js';
@@ -78,8 +78,8 @@ export async function lockForWrite(ctx: CommandContext, command: string, opts: {
       ctx.stderr.write(
         terminalText(
           told
-            ? `wbsync: still waiting for ${who} (${Math.round(waitedMs / 1000)} s)\n`
-            : `wbsync: the database is being changed by ${who}; this ${command} waits its turn (up to 30 min)\n`,
+            ? `wbsync: still waiting for ${shown(who)} (${Math.round(waitedMs / 1000)} s)\n`
+            : `wbsync: the database is being changed by ${shown(who)}; this ${command} waits its turn (up to 30 min)\n`,
         ),
       );
       told = true;

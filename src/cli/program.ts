@@ -3,6 +3,7 @@
 // examples, typo suggestions. Parsing never runs anything: it returns what to run, or what help
 // printed; every parse problem becomes one WbsyncError('usage') line (exit 2, usage-errors.ts).
 
+import { shown } from '../domain/display-text.js';
 import { Argument, Command as Commander, CommanderError, Option } from 'commander';
 import { WbsyncError } from '../domain/errors.js';
 import { GLOBAL_FLAGS, type Command, type FlagSpec, type FlagValues, type ParsedArgs } from './command.js';
@@ -49,7 +50,7 @@ function optionOf(f: FlagSpec, path: string, terms: Map<Option, string>): Option
       option = new Option(`--${f.name} <value>`, f.description).argParser((v: string) => {
         if (looksLikeFlag(v)) throw needsValue();
         const n = Number(v);
-        if (v.trim() === '' || !Number.isFinite(n)) throw new WbsyncError('usage', `--${f.name} expects a number, got '${v}'`, hint);
+        if (v.trim() === '' || !Number.isFinite(n)) throw new WbsyncError('usage', `--${f.name} expects a number, got '${shown(v)}'`, hint);
         return n;
       });
       break;
@@ -66,7 +67,7 @@ function optionOf(f: FlagSpec, path: string, terms: Map<Option, string>): Option
       option = new Option(`--${f.name} <value>`, f.description).argParser((v: string, prev: string | undefined) => {
         if (prev !== undefined) throw new WbsyncError('usage', `--${f.name} given twice`, hint);
         if (looksLikeFlag(v)) throw needsValue();
-        if (f.choices && !f.choices.includes(v)) throw new WbsyncError('usage', `--${f.name} must be one of ${f.choices.join(', ')}, got '${v}'`, hint);
+        if (f.choices && !f.choices.includes(v)) throw new WbsyncError('usage', `--${f.name} must be one of ${f.choices.join(', ')}, got '${shown(v)}'`, hint);
         return v;
       });
   }

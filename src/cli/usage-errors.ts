@@ -2,6 +2,7 @@
 // typo suggestion kept, the hint pointing at the right --help — and the API key refused on the
 // command line without ever echoing a value.
 
+import { shown } from '../domain/display-text.js';
 import type { CommanderError } from 'commander';
 import { WbsyncError } from '../domain/errors.js';
 import type { FlagSpec } from './command.js';
@@ -22,8 +23,9 @@ function suggestionOf(message: string): string | null {
 }
 
 /** The first quoted word of commander's message (`unknown option '--ful'` -> `--ful`). */
+/** The word commander quoted in its message: from the command line, so shown on its line. */
 function quoted(message: string): string {
-  return /'([^']*)'/.exec(message)?.[1] ?? '';
+  return shown(/'([^']*)'/.exec(message)?.[1] ?? '');
 }
 
 export function usageErrorOf(e: CommanderError, state: ParseState): WbsyncError {
@@ -67,6 +69,6 @@ export function usageErrorOf(e: CommanderError, state: ParseState): WbsyncError 
     case 'commander.missingArgument':
       return new WbsyncError('usage', `'${name}' needs ${quoted(e.message)}`, hint);
     default:
-      return new WbsyncError('usage', e.message.replace(/^error: /, '').replace(/\s*\n\s*/g, '; '), hint);
+      return new WbsyncError('usage', shown(e.message.replace(/^error: /, '').replace(/\s*\n\s*/g, '; ')), hint);
   }
 }

@@ -176,6 +176,22 @@ describe('loadConfig', () => {
   });
 });
 
+describe('a config file with hostile keys and values', () => {
+  it('names each problem on its own line: a key or a value holding a newline is spelled out', () => {
+    const cfg = file('c.json', JSON.stringify({ 'db\nhint: all good': 1, log: { level: 'loud\n  nothing else' } }));
+    let message = '';
+    try {
+      loadConfig({ config: cfg }, {});
+    } catch (e) {
+      message = (e as Error).message;
+    }
+    const lines = message.split('\n');
+    expect(lines[0]).toBe('invalid configuration:');
+    expect(lines.slice(1).every((l) => l.startsWith('  ') && !/^\s*(hint|nothing)/.test(l)), message).toBe(true);
+    expect(message).toContain('db\\nhint: all good');
+  });
+});
+
 describe('mergeConfig', () => {
   it('merges nested objects, replaces arrays, ignores prototype keys', () => {
     const over = JSON.parse('{"a":{"y":2},"l":[3],"__proto__":{"polluted":1}}') as Record<string, unknown>;

@@ -5,6 +5,7 @@
 
 import { readFileSync } from 'node:fs';
 import { userInfo } from 'node:os';
+import { shown } from '../domain/display-text.js';
 import { WbsyncError } from '../domain/errors.js';
 import { commandLine } from '../domain/shell-command.js';
 import { envLayer } from './env.js';
@@ -48,7 +49,7 @@ function readJsonFile(path: string | URL, what: string): Json {
     parsed = JSON.parse(text);
   } catch (e) {
     const at = jsonErrorAt(text, (e as Error).message);
-    throw new WbsyncError('config', `${what} ${String(path)} is not valid JSON at line ${at.line}, column ${at.column}: ${at.reason}\n  ${at.excerpt}`, {
+    throw new WbsyncError('config', `${what} ${String(path)} is not valid JSON at line ${at.line}, column ${at.column}: ${shown(at.reason)}\n  ${at.excerpt}`, {
       hint: 'fix the file there; it must hold one JSON object (no comments, no trailing commas, keys in double quotes)',
       details: { line: at.line, column: at.column },
     });
@@ -68,10 +69,10 @@ export function jsonErrorAt(text: string, message: string): { line: number; colu
   const lineStart = before.lastIndexOf('\n') + 1;
   const column = pos - lineStart + 1;
   const lineText = (text.slice(lineStart).split('\n')[0] ?? '').replace(/\r$/, '').replace(/\t/g, ' ');
-  const shown = lineText.length > 120 ? lineText.slice(Math.max(0, column - 60), column + 60) : lineText;
+  const excerpt = lineText.length > 120 ? lineText.slice(Math.max(0, column - 60), column + 60) : lineText;
   const caretAt = lineText.length > 120 ? Math.min(column - 1, 60) : column - 1;
   const reason = message.replace(/\s*(?:in JSON )?at position \d+.*$/s, '').replace(/\s*\(line \d+ column \d+\)$/, '') || 'invalid JSON';
-  return { line, column, reason, excerpt: `${shown}\n  ${' '.repeat(Math.max(0, caretAt))}^` };
+  return { line, column, reason, excerpt: `${excerpt}\n  ${' '.repeat(Math.max(0, caretAt))}^` };
 }
 
 function isPlainObject(v: unknown): v is Json {
@@ -118,7 +119,8 @@ export function formatIssues(issues: ReadonlyArray<Issue>, fromEnv: ReadonlyMap<
       message += `; each item is an object: ${ITEM_FORMS[arrayKey]}`;
     }
     const envKey = [...fromEnv.keys()].find((k) => key === k || key.startsWith(`${k}.`));
-    return `${key}: ${message}${envKey ? ` (from ${fromEnv.get(envKey)})` : ''}`;
+    // a key or a value quoted from the file or the environment stays on its line
+    return `${shown(key)}: ${shown(message)}${envKey ? ` (from ${fromEnv.get(envKey)})` : ''}`;
   });
 }
 

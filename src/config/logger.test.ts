@@ -14,4 +14,15 @@ describe('log lines', () => {
     expect(lines[0]).toMatch(/^\r\x1b\[K\d\d:\d\d:\d\d WARN tick skipped {2}name="Q3\\u001b\[2J plan" module=m1 n=3 key=\[redacted\]\n$/);
     expect(readableLine('not json\n')).toBe('not json\n');
   });
+
+  it('keep a message on its line and tell a literal escape from a hidden character', () => {
+    const lines: string[] = [];
+    const log = createLogger({ level: 'info', write: (l) => lines.push(l), readable: true });
+    log.warn({ module: 'invoice\u202Egpj', other: 'invoice\\u202egpj' }, 'module x\n14:02:07 INFO restore complete\r\u001b[2J deleted');
+    const line = lines[0]!.replace(/^\r\x1b\[K/, '');
+    expect(line.split('\n')).toHaveLength(2); // the line and its end
+    expect(line).toContain('WARN module x\\n14:02:07 INFO restore complete\\r\\u001b[2J deleted');
+    expect(line).toContain('module="invoice\\u202egpj" other="invoice\\\\u202egpj"');
+    expect(line).not.toMatch(/[\u0000-\u0009\u000B-\u001F\u007F-\u009F\u202A-\u202E]/);
+  });
 });

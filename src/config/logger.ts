@@ -4,7 +4,7 @@
 
 import { writeSync } from 'node:fs';
 import { pino, type Logger } from 'pino';
-import { terminalText } from '../domain/display-text.js';
+import { hasHiddenCharacters, shown, terminalText } from '../domain/display-text.js';
 
 export type { Logger };
 
@@ -20,8 +20,9 @@ export interface LoggerOptions {
 
 const LEVEL_NAMES: Record<number, string> = { 10: 'TRACE', 20: 'DEBUG', 30: 'INFO', 40: 'WARN', 50: 'ERROR', 60: 'FATAL' };
 
+/** A field's value: a plain word as is, else JSON (quoted, its newlines and backslashes escaped). */
 function fieldText(v: unknown): string {
-  if (typeof v === 'string') return /^[^\s"=]+$/.test(v) ? v : JSON.stringify(v);
+  if (typeof v === 'string') return /^[^\s"=\\]+$/.test(v) && !hasHiddenCharacters(v) ? v : JSON.stringify(v);
   return JSON.stringify(v) ?? String(v);
 }
 
@@ -38,8 +39,9 @@ export function readableLine(jsonLine: string): string {
   const at = typeof time === 'string' ? time.slice(11, 19) : '';
   const lvl = LEVEL_NAMES[Number(level)] ?? String(level);
   const fields = Object.entries(rest).map(([k, v]) => `${k}=${fieldText(v)}`);
-  // control characters, bidi controls and invisible characters from the service never reach the terminal raw (display-text.ts)
-  const text = [at, lvl, String(msg ?? '')].filter(Boolean).join(' ') + (fields.length ? `  ${fields.join(' ')}` : '');
+  // control characters, bidi controls and invisible characters from the service never reach the terminal raw
+  // (display-text.ts); the message stays on its line (shown: a name in it cannot fake a log line)
+  const text = [at, lvl, shown(String(msg ?? ''))].filter(Boolean).join(' ') + (fields.length ? `  ${fields.join(' ')}` : '');
   return `${terminalText(text)}\n`;
 }
 

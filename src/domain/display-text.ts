@@ -1,4 +1,4 @@
-// Text shown to people. Two forms:
+// Text shown to people. Three forms:
 // - `showBidiControls` (the console, alert messages): bidirectional embeddings, overrides and
 //   isolates (U+202A–U+202E, U+2066–U+2069) are shown as their code, so `invoice<U+202E>gpj.exe`
 //   cannot pass for "invoiceexe.jpg". Right-to-left text itself needs none of them and reads as typed.
@@ -10,6 +10,12 @@
 //   (`\u202e`), so a line reads as it is (no "Trojan Source"). U+200C/U+200D (zero-width
 //   non-joiner and joiner) are left: scripts such as Persian and emoji sequences need them, and
 //   they reorder nothing.
+// - `shown` (one string from outside — a name, a value, an error text from the service, a file or a
+//   person — where a formatter puts it into a human line): the same escapes, and the newline, CR
+//   and tab too (`\n`, `\r`, `\t`), so the string stays on its one line and a name cannot fake a
+//   line of its own (`x\n✔ restore complete`). `terminalText` cannot: it sees the whole output and
+//   keeps the formatters' newlines. A backslash that would read as the start of such an escape is
+//   doubled (`\\u202e`), so a name holding the text `\u202e` never looks like an escaped U+202E.
 
 const BIDI_CONTROLS = /[\u202A-\u202E\u2066-\u2069]/g;
 
@@ -38,4 +44,33 @@ export function hasHiddenCharacters(s: string): boolean {
   const found = HIDDEN_CHARACTERS.test(s);
   HIDDEN_CHARACTERS.lastIndex = 0;
   return found;
+}
+
+/** The escapes `shown` writes for the characters terminalText keeps. */
+const LINE_ESCAPES: Record<string, string> = { '\n': '\\n', '\r': '\\r', '\t': '\\t' };
+
+/** What `shown` escapes: every hidden character, tab and newline included, and the backslash. */
+const SHOWN_ESCAPED = new RegExp(`${HIDDEN_CHARACTERS.source.slice(0, -1)}\\t\\n\\\\]`, 'gu');
+
+/** The characters after a backslash that make it read as an escape `shown` writes. */
+const ESCAPE_START = /^[\\nrtu]/;
+
+/**
+ * One outside string (from the service, a file or a person) as it goes into a human line: one
+ * visible line, nothing hidden. Newline, CR and tab as `\n`, `\r`, `\t`, every other hidden
+ * character as terminalText writes it (`\u202e`), and a backslash doubled where it would read as
+ * the start of one of those escapes (before `\`, n, r, t, u, an escape, or at the end), so every
+ * shown string reads back to exactly one original. Ordinary text, right-to-left scripts and a
+ * lone backslash (`C:\Data`) are left as they are.
+ */
+export function shown(value: string | number): string {
+  const s = String(value);
+  SHOWN_ESCAPED.lastIndex = 0;
+  if (!SHOWN_ESCAPED.test(s)) return s;
+  const pieces: string[] = [];
+  for (const c of s) pieces.push(c === '\\' ? c : (LINE_ESCAPES[c] ?? (hasHiddenCharacters(c) ? escapeCharacter(c) : c)));
+  for (let i = 0; i < pieces.length; i++) {
+    if (pieces[i] === '\\' && (i === pieces.length - 1 || ESCAPE_START.test(pieces[i + 1]!))) pieces[i] = '\\\\';
+  }
+  return pieces.join('');
 }

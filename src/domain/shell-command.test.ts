@@ -50,6 +50,13 @@ describe('shellWord and characters that change how a line reads', () => {
     'tag\u{E0041}\u{E007F}',
     '\u202E',
     'tab\tand\nnewline\u202Dx',
+    'x\n✔ restore complete',
+    'a\n\nb',
+    '\nlead',
+    'trailing\n',
+    'trailing\u202E\n\n',
+    '\n',
+    'mid\n\u202E\nend',
   ];
 
   it('never prints one raw: each is spelled by printf, the rest single-quoted', () => {
@@ -59,6 +66,15 @@ describe('shellWord and characters that change how a line reads', () => {
     }
     expect(shellWord('invoice\u202Egpj.exe')).toBe(`'invoice'"$(printf '\\342\\200\\256')"'gpj.exe'`);
     expect(shellWord('\u202E')).toBe(`"$(printf '\\342\\200\\256')"`);
+  });
+
+  it('keeps a word with a newline or a tab on one line (a name cannot fake a line of output)', () => {
+    expect(shellWord('x\n✔ restore complete')).toBe(`'x'"$(printf '\\012\\342\\234\\224')"' restore complete'`);
+    expect(shellWord('a\tb')).toBe(`'a'"$(printf '\\011')"'b'`);
+    for (const word of tricky) {
+      // a newline that ends the word has nothing after it to fake: it stays inside the closing quotes
+      expect(shellWord(word).replace(/\n+'$/, "'"), JSON.stringify(word)).not.toMatch(/[\t\n]/);
+    }
   });
 
   it('reaches a real shell as exactly the word it was given', () => {

@@ -17,10 +17,11 @@ import { createRequire } from 'node:module';
 import { pipeline } from 'node:stream/promises';
 import { Worker } from 'node:worker_threads';
 import Database from 'better-sqlite3';
+import { shown } from '../domain/display-text.js';
 import { WbsyncError } from '../domain/errors.js';
 import { Digest, decryptStream, encryptStream, isRecipient } from '../offsite/age-stream.js';
 import { readText, type ObjectStore } from '../offsite/object-store.js';
-import { openStore } from '../store/index.js';
+import { checkCopyOffLoop } from './copy-verify.js';
 import { ensureDir } from '../store/file-modes.js';
 import { ownerAlive } from '../store/write/snapshots.js';
 
@@ -241,28 +242,23 @@ export async function placeFleetCopy(o: PlaceOptions): Promise<Placed> {
     if (plain.hex() !== m.sha256 || plain.bytes !== m.bytes) {
       throw new WbsyncError('storage', `fleet copy ${m.object} does not match its manifest (SHA-256 ${plain.hex()}, ${plain.bytes} bytes; manifest ${m.sha256}, ${m.bytes} bytes)`, { hint: 'the object or its manifest was altered: adopt from an older copy' });
     }
-    verifyCopy(tmp, m);
+    await verifyCopy(tmp, m);
     const setAside = setAsideExisting(target, m);
     fs.renameSync(tmp, target);
     return { manifest: m, setAside };
   } catch (e) {
     for (const f of [tmp, `${tmp}-wal`, `${tmp}-shm`]) fs.rmSync(f, { force: true });
     if (e instanceof WbsyncError) throw e;
-    throw new WbsyncError('storage', `fleet copy ${m.object} could not be read back: ${(e as Error).message}`, { hint: 'an altered object fails age authentication: adopt from an older copy', cause: e });
+    throw new WbsyncError('storage', `fleet copy ${shown(m.object)} could not be read back: ${shown((e as Error).message)}`, { hint: 'an altered object fails age authentication: adopt from an older copy', cause: e });
   }
 }
 
-/** The store's own verify on the decrypted file (opened read-only: the checked bytes are placed). */
-function verifyCopy(file: string, m: FleetCopyManifest): void {
-  const store = openStore(file, { readonly: true });
-  try {
-    const report = store.verify();
-    if (!report.ok) throw new WbsyncError('storage', `fleet copy ${m.object} fails verify: ${report.problems.map((p) => `${p.check}: ${p.message}`).join('; ')}`, { hint: 'adopt from an older copy' });
-    const got = lineageOf(store.db);
-    if (got.lastSnapshotId !== m.lastSnapshotId) throw new WbsyncError('storage', `fleet copy ${m.object} holds snapshots up to ${got.lastSnapshotId}, its manifest says ${m.lastSnapshotId}`);
-  } finally {
-    store.close();
-  }
+/** The store's own verify on the decrypted file (opened read-only: the checked bytes are placed), on
+ * a thread of its own (copy-verify.ts): it reads the whole file. */
+async function verifyCopy(file: string, m: FleetCopyManifest): Promise<void> {
+  const got = await checkCopyOffLoop(file);
+  if (!got.ok) throw new WbsyncError('storage', `fleet copy ${shown(m.object)} fails verify: ${got.problems.map((p) => `${p.check}: ${shown(p.message)}`).join('; ')}`, { hint: 'adopt from an older copy' });
+  if (got.lastSnapshotId !== m.lastSnapshotId) throw new WbsyncError('storage', `fleet copy ${m.object} holds snapshots up to ${got.lastSnapshotId}, its manifest says ${m.lastSnapshotId}`);
 }
 
 /** Refuses to replace a database that holds snapshots the copy does not. */

@@ -2,7 +2,8 @@
 // left out (logged) beyond loopback without ui.tokenFile or without TLS / a declared TLS proxy; every
 // request's Host and Origin judged (src/ui/request-guard.ts); one sign-in (ui.tokenFile) for the
 // whole /ui tree. /ui/ is the Fleet page: every tenant of the fleet with its home, state, last pass
-// and freshness (read from Postgres, src/fleet/status.ts), the ones homed here linking to
+// and freshness (read from Postgres, src/fleet/status.ts, with the configured
+// freshness.maxStalenessMinutes) and why any is failing, the ones homed here linking to
 // /ui/t/NAME/ — the single-machine console (src/ui/console.ts, read-only) over that tenant's own
 // database, opened on first use and closed once the tenant leaves this worker.
 
@@ -71,10 +72,13 @@ export function fleetPage(workerId: string, s: FleetStatus, here: ReadonlySet<st
     const result = t.lastPass ? (t.lastPass.ok ? `ok${t.lastPass.snapshot ? ` #${t.lastPass.snapshot}` : ''}` : `FAILED: ${(t.lastPass.error ?? '').replace(/\s+/g, ' ').slice(0, 120)}`) : '-';
     return html`<tr><td>${name}</td><td>${home}</td><td>${state}</td><td>${last}</td><td>${result}</td><td>${ago(t.freshnessSeconds)}</td><td>${t.failuresSinceSuccess}</td></tr>`;
   };
+  // why a tenant is failing, as `wbsync fleet status` says it (status-verdict.ts: its freshness bound is the configured one)
+  const failing = s.tenants.filter((t) => t.problems.length > 0);
   const body = html`<h1>Fleet</h1>
 <div class="card"><p class="text">Worker ${workerId}: ${here.size} tenant(s) homed here (their names open their backups). Every tenant of the fleet, as Postgres has it at ${s.at.slice(0, 19)}Z:</p>
 <table><thead><tr><th>tenant</th><th>home</th><th>state</th><th>last pass</th><th>result</th><th>fresh</th><th>failures</th></tr></thead>
 <tbody>${s.tenants.length ? s.tenants.map(row) : html`<tr><td colspan="7">no tenants</td></tr>`}</tbody></table></div>
+${failing.length ? html`<div class="card"><p class="text">${failing.length} of ${s.tenants.length} tenant(s) failing:</p><ul>${failing.flatMap((t) => t.problems.map((p) => html`<li>${t.name}: ${p}</li>`))}</ul></div>` : ''}
 <div class="card"><table><thead><tr><th>worker</th><th>tenants</th><th>heartbeat</th><th>state</th></tr></thead>
 <tbody>${s.workers.map((w) => html`<tr><td>${w.id}</td><td>${w.tenants}/${w.capacity}</td><td>${ago(w.heartbeatAgeSeconds)}</td><td>${w.draining ? 'draining' : w.live ? 'live' : 'GONE'}</td></tr>`)}</tbody></table></div>`;
   return new Html(page({ base: BASE, title: 'Fleet', section: 'none', bare: true, body }).text.replace('</header>', `${signOut}</header>`));

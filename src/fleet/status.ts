@@ -2,6 +2,7 @@
 // fresh its last successful pass is, failures since; every worker with its heartbeat; every
 // service's budget.
 
+import { shown } from '../domain/display-text.js';
 import type pg from 'pg';
 import { listServiceBudgets, type ServiceBudget } from './budget.js';
 import { FLEET_SCHEMA as S } from './schema.js';
@@ -50,8 +51,8 @@ export interface FleetStatus {
 
 const iso = (d: Date | null): string | null => (d ? d.toISOString() : null);
 
-/** @param maxStalenessMinutes the fleet's freshness.maxStalenessMinutes (a tenant's own setting overrides it) */
-export async function readFleetStatus(pool: pg.Pool, workerTtlSeconds: number, maxStalenessMinutes = 360): Promise<FleetStatus> {
+/** @param maxStalenessMinutes the fleet's freshness.maxStalenessMinutes (a tenant's own setting overrides it); no default, so no reader can forget the configured one */
+export async function readFleetStatus(pool: pg.Pool, workerTtlSeconds: number, maxStalenessMinutes: number): Promise<FleetStatus> {
   const now = (await pool.query<{ now: Date }>('select now() as now')).rows[0]!.now;
   const t = await pool.query<{
     name: string; base_url: string; paused: boolean; worker: string | null; epoch: string | null; since: Date | null; worker_live: boolean | null;
@@ -118,7 +119,7 @@ function table(head: string[], rows: string[][]): string {
   return [fmt(head), ...rows.map(fmt)].join('\n');
 }
 
-/** The human form; strings from the registry are names and URLs checked when added. */
+/** The human form: tenant names and worker ids are checked when added; URLs, errors and problems go through shown(). */
 export function formatFleetStatus(s: FleetStatus): string {
   const tenants = s.tenants.length
     ? table(
@@ -128,7 +129,7 @@ export function formatFleetStatus(s: FleetStatus): string {
           t.home ? `${t.home.worker}${t.home.workerLive ? '' : ' (gone)'}` : '-',
           t.paused ? 'paused' : t.running ? `running ${t.running.kind}` : 'idle',
           t.lastPass ? `${t.lastPass.kind} ${t.lastPass.finishedAt.slice(0, 19)}Z` : '-',
-          t.lastPass ? (t.lastPass.ok ? `ok${t.lastPass.snapshot ? ` #${t.lastPass.snapshot}` : ''}` : `FAILED: ${(t.lastPass.error ?? '').replace(/\s+/g, ' ').slice(0, 60)}`) : '-',
+          t.lastPass ? (t.lastPass.ok ? `ok${t.lastPass.snapshot ? ` #${t.lastPass.snapshot}` : ''}` : `FAILED: ${shown((t.lastPass.error ?? '').replace(/\s+/g, ' ').slice(0, 60))}`) : '-',
           ago(t.freshnessSeconds),
           String(t.failuresSinceSuccess),
         ]),
@@ -137,18 +138,18 @@ export function formatFleetStatus(s: FleetStatus): string {
   const workers = s.workers.length
     ? table(
         ['worker', 'tenants', 'heartbeat', 'state', 'health'],
-        s.workers.map((w) => [w.id, `${w.tenants}/${w.capacity}`, ago(w.heartbeatAgeSeconds), w.draining ? 'draining' : w.live ? 'live' : 'GONE', w.healthUrl ?? '-']),
+        s.workers.map((w) => [w.id, `${w.tenants}/${w.capacity}`, ago(w.heartbeatAgeSeconds), w.draining ? 'draining' : w.live ? 'live' : 'GONE', w.healthUrl === null ? '-' : shown(w.healthUrl)]),
       )
     : 'no workers';
   const services = s.services.length
     ? table(
         ['service', 'req/s', 'in flight', 'now'],
-        s.services.map((b) => [b.baseUrl, b.requestsPerSecond === null ? 'default' : String(b.requestsPerSecond), b.inFlight === null ? 'default' : String(b.inFlight), `${b.lastSecond} req in the last second, ${b.open} in flight`]),
+        s.services.map((b) => [shown(b.baseUrl), b.requestsPerSecond === null ? 'default' : String(b.requestsPerSecond), b.inFlight === null ? 'default' : String(b.inFlight), `${b.lastSecond} req in the last second, ${b.open} in flight`]),
       )
     : '';
   const failing = s.tenants.filter((t) => t.problems.length > 0);
   const verdict = failing.length
-    ? [`${failing.length} of ${s.tenants.length} tenant(s) failing:`, ...failing.flatMap((t) => t.problems.map((p) => `  ${t.name}: ${p}`))].join('\n')
+    ? [`${failing.length} of ${s.tenants.length} tenant(s) failing:`, ...failing.flatMap((t) => t.problems.map((p) => `  ${t.name}: ${shown(p)}`))].join('\n')
     : '';
   return [tenants, '', workers, ...(services ? ['', services] : []), ...(verdict ? ['', verdict] : [])].join('\n');
 }

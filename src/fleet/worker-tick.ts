@@ -1,5 +1,7 @@
-// One heartbeat of a fleet worker (src/fleet/worker.ts): beat, take tenants, stop the ones that left
-// or changed, start the ones homed here, and square pg-boss's view of the queue with what runs here.
+// A fleet worker's heartbeat (its id held, its row beaten) and one round of its work (src/fleet/
+// worker.ts): take tenants, stop the ones that left or changed, start the ones homed here, and square
+// pg-boss's view of the queue with what runs here. The two run on loops of their own: a round may
+// wait minutes on a copy (a move, a periodic fleet copy, an arrival), the heartbeat never does.
 
 import { WbsyncError } from '../domain/errors.js';
 import { claimTenants, heartbeat, homedOn } from './homes.js';
@@ -10,16 +12,26 @@ import { holdIdentity, sendJob, type WorkerState } from './worker-state.js';
 
 type Home = Awaited<ReturnType<typeof homedOn>>[number];
 
-/** One heartbeat: beat, take tenants, start/stop/update runtimes, reconcile the queue. */
-export async function tick(s: WorkerState): Promise<void> {
+/** One heartbeat: the worker's id held (taken again after Postgres was away), its row's heartbeat
+ * written. Throws 'locked' when another process runs as this worker (this one must stop). Runs on a
+ * timer of its own (worker.ts), never behind the tick's copies and moves. */
+export async function beat(s: WorkerState): Promise<void> {
   if (!s.identity) await holdIdentity(s);
   if (!(await heartbeat(s.db.pool, s.id, s.instance))) {
     throw new WbsyncError('locked', `fleet worker ${s.id} was registered again by another process`, { hint: 'give each worker its own --id' });
   }
   s.postgresOkAt = Date.now();
+}
+
+/** One round of the worker's work: take tenants, moves and copies, start/stop/update runtimes,
+ * reconcile the queue. Skipped while the worker's id is not held (the heartbeat takes it again). */
+export async function tick(s: WorkerState): Promise<void> {
+  if (!s.identity || s.stopping.aborted) return;
   const taken = await claimTenants(s.db.pool, s.id, s.capacity, s.fleet.workerTtlSeconds);
   if (taken.length) s.logger.info({ tenants: taken.map((t) => t.tenant) }, 'tenants taken');
   await s.mover.tick();
+  // stopping (a signal, or this worker's id taken by another process) while that copied: no more
+  if (s.stopping.aborted) return;
   const homes = await homedOn(s.db.pool, s.id);
   stopDepartedTenants(s, homes);
   await startHomedTenants(s, homes);
@@ -37,8 +49,8 @@ function stopDepartedTenants(s: WorkerState, homes: Home[]): void {
       s.tenants.delete(name);
       s.ui?.release(name);
       s.logger.info({ tenant: name, reason: !h ? 'no longer homed here' : 'its home or settings changed' }, 'tenant stopping on this worker');
-      // in the background: a long pass must not hold the heartbeat (a worker that stops beating
-      // looks gone); the tenant starts again here, if it should, once it has stopped
+      // in the background: a long pass must not hold the next round; the tenant starts again here,
+      // if it should, once it has stopped
       s.leaving.set(name, t.stop({ abort: true }).catch((e: unknown) => s.logger.warn({ tenant: name, err: String(e) }, 'stopping the tenant failed')).finally(() => s.leaving.delete(name)));
     }
   }
@@ -48,6 +60,7 @@ function stopDepartedTenants(s: WorkerState, homes: Home[]): void {
  * failed to start in the last 30 s or is still stopping. */
 async function startHomedTenants(s: WorkerState, homes: Home[]): Promise<void> {
   for (const h of homes) {
+    if (s.stopping.aborted) return; // an arrival may have taken minutes
     const t = s.tenants.get(h.tenant);
     if (t) {
       t.setPaused(h.paused);

@@ -18,7 +18,7 @@ import { closeOrphanRuns } from './runs.js';
 import { BOSS_SCHEMA, ensureFleetSchema } from './schema.js';
 import { readFleetStatus } from './status.js';
 import type { JobData } from './tenant-runtime.js';
-import { tick } from './worker-tick.js';
+import { beat, tick } from './worker-tick.js';
 import { handleJob, JOB_EXPIRE_S, openWorkerState, workerHealth, holdIdentity, type FleetWorkerOptions, type WorkerState } from './worker-state.js';
 
 export { queueOf, type FleetWorkerOptions } from './worker-state.js';
@@ -58,7 +58,7 @@ export async function runFleetWorker(opts: FleetWorkerOptions): Promise<{ jobs: 
   process.on('unhandledRejection', onUnhandled);
   try {
     await startWorker(s);
-    await beatUntilStopped(s);
+    await runUntilStopped(s);
     s.logger.info({ reason: String(s.signal.reason ?? 'signal') }, 'stopping');
     return { jobs: s.jobs };
   } finally {
@@ -69,8 +69,8 @@ export async function runFleetWorker(opts: FleetWorkerOptions): Promise<{ jobs: 
   }
 }
 
-/** Schema, identity, listener (health, metrics, console), registration, job queue; a first heartbeat;
- * then the queue's workers. */
+/** Schema, identity, listener (health, metrics, console), registration (a first heartbeat), job
+ * queue. */
 async function startWorker(s: WorkerState): Promise<void> {
   const { db, fleet, id, capacity, concurrency, queue, logger } = s;
   await ensureFleetSchema(db.pool).catch((e: unknown) => {
@@ -81,7 +81,7 @@ async function startWorker(s: WorkerState): Promise<void> {
   });
   const { host, port } = parseListen(fleet.listen);
   // the web console under /ui/ (src/fleet/fleet-console.ts), on the daemon's terms
-  const mounted = mountFleetConsole({ workerId: id, config: s.config, logger, host, dataDir: s.dataDir, local: () => [...s.tenants.values()], status: () => readFleetStatus(db.pool, fleet.workerTtlSeconds) });
+  const mounted = mountFleetConsole({ workerId: id, config: s.config, logger, host, dataDir: s.dataDir, local: () => [...s.tenants.values()], status: () => readFleetStatus(db.pool, fleet.workerTtlSeconds, s.config.freshness.maxStalenessMinutes) });
   s.ui = mounted.ui;
   s.server = await startHealthServer({ host, port, health: () => workerHealth(s), tls: mounted.tls, ...(mounted.ui ? { ui: mounted.ui } : {}), metrics: () => s.metrics.render([...s.tenants.values()].map((t) => ({ name: t.name, registry: t.metrics.registry }))) });
   await registerWorker(db.pool, { id, capacity, healthUrl: `${mounted.tls ? 'https' : 'http'}://${s.server.address}`, instance: s.instance });
@@ -97,28 +97,58 @@ async function startWorker(s: WorkerState): Promise<void> {
     throw fleetError(e, db.redact, 'creating the job queue');
   });
   logger.info({ worker: id, capacity, concurrency, data: s.dataDir, address: s.server.address, pid: process.pid }, 'fleet worker started');
-  await tick(s);
-  for (let i = 0; i < concurrency; i++) await boss.work<JobData>(queue, { batchSize: 1, pollingIntervalSeconds: 0.5 }, async ([job]) => handleJob(s, job!));
 }
 
-/** A heartbeat every fleet.heartbeatSeconds (and a sweep of the shared budget every 30 s) until the
- * worker stops. Postgres away only delays them; a lost worker id ends the worker. */
-async function beatUntilStopped(s: WorkerState): Promise<void> {
-  let lastSweep = 0;
-  while (!s.stopping.aborted) {
-    await sleep(s.fleet.heartbeatSeconds * 1000, s.stopping);
-    if (s.stopping.aborted) break;
-    try {
-      await tick(s);
-      if (Date.now() - lastSweep > 30_000) {
-        lastSweep = Date.now();
-        await sweepBudget(s.db.pool);
+/**
+ * Two loops until the worker stops. The heartbeat (and a sweep of the shared budget every 30 s),
+ * every fleet.heartbeatSeconds whatever the work is doing: a round that copies a large database for
+ * minutes must not make the worker look gone (`fleet status`, drain, adopt judge it by its
+ * heartbeat). And the work: a first round, then the queue's workers, then a round every
+ * fleet.heartbeatSeconds after the last one ended (one round at a time: never two copies or
+ * arrivals at once). Postgres away only delays both. Stopping waits for the round in flight (if
+ * any) to end, beating meanwhile; a lost worker id (another process beats for it now) ends the
+ * heartbeat at once and the worker after that round.
+ */
+async function runUntilStopped(s: WorkerState): Promise<void> {
+  const workEnded = new AbortController();
+  let lost: unknown = null;
+  const beats = (async () => {
+    let lastSweep = 0;
+    while (!workEnded.signal.aborted) {
+      try {
+        await beat(s);
+        if (Date.now() - lastSweep > 30_000) {
+          lastSweep = Date.now();
+          await sweepBudget(s.db.pool);
+        }
+      } catch (e) {
+        if (e instanceof WbsyncError && e.code === 'locked') {
+          lost = e;
+          s.stopWorker.abort(e.message);
+          return;
+        }
+        s.limited.log('warn', { err: s.db.redact(e instanceof Error ? e.message : String(e)) }, 'heartbeat failed (Postgres?): retrying', 'heartbeat failed');
       }
-    } catch (e) {
-      if (e instanceof WbsyncError && e.code === 'locked') throw e;
-      s.limited.log('warn', { err: s.db.redact(e instanceof Error ? e.message : String(e)) }, 'heartbeat failed (Postgres?): retrying', 'heartbeat failed');
+      await sleep(s.fleet.heartbeatSeconds * 1000, workEnded.signal);
     }
+  })();
+  try {
+    await tick(s);
+    for (let i = 0; i < s.concurrency; i++) await s.boss!.work<JobData>(s.queue, { batchSize: 1, pollingIntervalSeconds: 0.5 }, async ([job]) => handleJob(s, job!));
+    while (!s.stopping.aborted) {
+      await sleep(s.fleet.heartbeatSeconds * 1000, s.stopping);
+      if (s.stopping.aborted) break;
+      try {
+        await tick(s);
+      } catch (e) {
+        s.limited.log('warn', { err: s.db.redact(e instanceof Error ? e.message : String(e)) }, 'worker round failed (Postgres?): retrying', 'tick failed');
+      }
+    }
+  } finally {
+    workEnded.abort();
+    await beats;
   }
+  if (lost) throw lost;
 }
 
 /** Stops the queue, the tenants (each after its current module), the listener and the console; gives

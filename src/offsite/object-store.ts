@@ -5,6 +5,7 @@
 
 import { Readable } from 'node:stream';
 import type { S3Client } from '@aws-sdk/client-s3';
+import { shown } from '../domain/display-text.js';
 import type { Config } from '../config/schema.js';
 import { WbsyncError } from '../domain/errors.js';
 
@@ -33,7 +34,7 @@ function storageError(what: string, where: string, e: unknown): WbsyncError {
   const err = e as { name?: string; message?: string; $metadata?: { httpStatusCode?: number } };
   const status = err.$metadata?.httpStatusCode;
   const auth = status === 403 || /credential|signature|AccessDenied/i.test(`${err.name} ${err.message}`);
-  return new WbsyncError('unreachable', `offsite ${what} at ${where} failed: ${err.name ?? 'error'}${status ? ` (HTTP ${status})` : ''}: ${err.message ?? ''}`.trim(), {
+  return new WbsyncError('unreachable', `offsite ${what} at ${where} failed: ${err.name ?? 'error'}${status ? ` (HTTP ${status})` : ''}: ${shown(err.message ?? '')}`.trim(), {
     hint: auth ? 'check the AWS credentials in the environment (AWS_ACCESS_KEY_ID / AWS_SECRET_ACCESS_KEY or AWS_PROFILE) and the bucket policy' : 'check offsite.endpoint, offsite.bucket and the network',
     ...(status !== undefined ? { status } : {}),
     cause: e,

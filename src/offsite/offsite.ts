@@ -8,6 +8,7 @@ import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
 import { pipeline } from 'node:stream/promises';
+import { shown } from '../domain/display-text.js';
 import { WbsyncError } from '../domain/errors.js';
 import { applyPolicy, isEmptyPolicy, type RetentionPolicy } from '../store/retention/index.js';
 import { checkCopy, copyRowCounts } from '../store/export/index.js';
@@ -127,7 +128,7 @@ export async function fetchCopy(objects: ObjectStore, prefix: string, opts: { sn
   } catch (e) {
     fs.rmSync(tmp, { force: true });
     if (e instanceof WbsyncError) throw e;
-    throw new WbsyncError('storage', `offsite copy ${m.object} could not be read back: ${(e as Error).message}`, { hint: 'an altered object fails age authentication: fetch an older copy (--snapshot)', cause: e });
+    throw new WbsyncError('storage', `offsite copy ${shown(m.object)} could not be read back: ${shown((e as Error).message)}`, { hint: 'an altered object fails age authentication: fetch an older copy (--snapshot)', cause: e });
   }
 }
 

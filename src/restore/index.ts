@@ -27,4 +27,6 @@ export type { BatchDone } from './workspace/apply-batches.js';
 // rollback
 export { planRollback, ROLLBACK_KINDS, type FieldChange, type RollbackKind } from './rollback/plan.js';
 export { rollback, type RollbackOptions, type RollbackResult, type RollbackScope, type RollbackTo } from './rollback/rollback.js';
+export type { RepointReport } from './engine/repoint-foreign.js';
+export { foreignFromState, repointReport } from './engine/repoint-foreign.js';
 export { rollbackOfIncident } from './rollback/incident.js';

@@ -11,7 +11,7 @@
 // recover-rollback.ts. A rollback's fields put back are listed up to a first page, with their total.
 
 import { commandLine } from '../domain/shell-command.js';
-import type { FieldChange, NotRestored, PlanSummary } from '../restore/index.js';
+import type { FieldChange, NotRestored, PlanSummary, RepointReport } from '../restore/index.js';
 import type { Store } from '../store/port.js';
 import { previewRestore } from './recover-restore.js';
 import { previewRollback } from './recover-rollback.js';
@@ -42,6 +42,9 @@ export interface RecoverPreview {
   writes: FieldChange[];
   writeCount: number;
   newRecords: { id: string; name: string }[];
+  /** Rollback: the columns and automations (this module's, the workspace's, other modules') naming
+   * what it recreates, re-pointed at the copies (or declared in notRestored). */
+  repointed: RepointReport;
 }
 
 export function previewRecover(store: Store, opts: { moduleId: string; snapshot: number; scope: RecoverScope; columnId?: string; attribution: string; listed?: number }): RecoverPreview {
@@ -67,6 +70,7 @@ export function previewRecover(store: Store, opts: { moduleId: string; snapshot:
     writes: [],
     writeCount: 0,
     newRecords: [],
+    repointed: { columns: [], automations: [] },
   };
   if (scope === 'module') {
     const asCopy = stillThere;
@@ -95,5 +99,6 @@ export function previewRecover(store: Store, opts: { moduleId: string; snapshot:
   out.writes = r.writes;
   out.writeCount = r.writeCount;
   out.newRecords = r.newRecords;
+  out.repointed = r.repointed;
   return out;
 }

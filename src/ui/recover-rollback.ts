@@ -2,6 +2,10 @@
 // store/read/module-window.ts (the snapshot, and the latest backup standing in for the service), except
 // that the value changes of plain cells are counted in SQL and only the first page of them is read.
 //
+// As the command's dry run, the other modules' columns and automations (here as the latest backup
+// holds them) are given to the planner when the snapshot holds a collection or column that is gone:
+// those naming one are re-pointed (or declared), and listed.
+//
 // Why the count is the planner's (restore/rollback/plan-content.ts, planCells). A plain cell is one
 // of a plain column — held at both snapshots, not a relation, whose settings (at either) name no
 // collection or other column of the snapshot — in a top-level record both snapshots hold. Such a
@@ -18,7 +22,7 @@
 
 import { memberName } from '../domain/member-name.js';
 import type { Column, Member } from '../domain/entities.js';
-import { collectRefs, planRollback, ROLLBACK_KINDS, summarisePlan, treeFromState, type FieldChange, type NotRestored, type PlanSummary } from '../restore/index.js';
+import { collectRefs, foreignFromState, planRollback, repointReport, ROLLBACK_KINDS, summarisePlan, treeFromState, type FieldChange, type NotRestored, type PlanSummary, type RepointReport } from '../restore/index.js';
 import { binaryCmp, readModuleWindow, recordNamesAt, withContent, type PlainCellWrite } from '../store/read/index.js';
 import type { StateReader, Store } from '../store/port.js';
 
@@ -30,6 +34,9 @@ export interface RollbackPreview {
   writes: FieldChange[];
   writeCount: number;
   newRecords: { id: string; name: string }[];
+  /** What names the structure the rollback recreates — the module's, the workspace's and the other
+   * modules' (those carry `owner`) columns and automations — re-pointed at the copies. */
+  repointed: RepointReport;
 }
 
 
@@ -61,6 +68,11 @@ export function previewRollback(
   const base = treeFromState(withContent(snapState, moduleId, window.base), moduleId, store.db)!;
   const after = treeFromState(withContent(latestState, moduleId, window.after), moduleId)!;
   const ws = base.module.workspaceId;
+  // the other modules may name a collection or column of the snapshot that is gone (recreated, or
+  // declared when left out), as the command's readSides decides: read theirs (from the latest
+  // backup) only then, so a preview with no structure gone pays nothing for them
+  const now = new Set([...after.collections, ...after.columns].map((x) => x.id));
+  const gone = [...base.collections, ...base.columns].some((x) => !now.has(x.id));
   const r = planRollback({
     base,
     after,
@@ -73,6 +85,7 @@ export function previewRollback(
     userNames: new Map(latestState.members(ws).map((m) => [m.userId, memberName(m)])),
     // automations naming what the rollback would recreate are re-pointed (counted in the preview)
     automations: [...after.automations, ...latestState.workspaceAutomations(ws)],
+    ...(gone ? { foreign: foreignFromState(latestState, ws, moduleId) } : {}),
   });
 
   // the planner's cell writes sit in one run between the record writes and the amendments'
@@ -125,6 +138,7 @@ export function previewRollback(
     writes: listed,
     writeCount: writes.length + added,
     newRecords: r.newRecords.map((x) => ({ id: x.id, name: x.name })),
+    repointed: repointReport(r.repoint, null),
   };
 }
 

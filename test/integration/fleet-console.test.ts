@@ -38,7 +38,8 @@ describe('the console on a fleet worker', () => {
 
   beforeAll(async () => {
     pgs = await startPostgres();
-    files = writeFleetFiles(tmp.dir, pgs);
+    // a freshness bound of its own (the default is 360): the Fleet page must judge by it
+    files = writeFleetFiles(tmp.dir, pgs, { freshness: { maxStalenessMinutes: 60 } });
     svc = await startService('observed', { modules: 1, records: 3 });
     // hostile names in the service: a workspace and a module
     const client = makeClient(svc.emu);
@@ -109,6 +110,18 @@ describe('the console on a fleet worker', () => {
     expect((await raw(port, '/ui/', `127.0.0.1:${port}`)).status).toBe(200);
     // /healthz keeps serving
     expect((await fetch(`${url}/healthz`)).status).toBe(200);
+
+    // the tenant without a home, added two hours ago: beyond the configured 60 minutes (not the
+    // default 360), so the Fleet page says it is stale, as `wbsync fleet status` does
+    await pgs.query(`update wbsync_fleet.tenants set created_at = now() - interval '2 hours' where name = $1`, [elsewhere]);
+    const stale = `${elsewhere}: stale: no successful pass in the 2 h since it was added, beyond its freshness bound (freshness.maxStalenessMinutes: 60 min)`;
+    const judged = await (await fetch(`${url}/ui/`)).text();
+    expect(judged).toContain('1 of 2 tenant(s) failing:');
+    expect(judged).toContain(`<li>${stale}</li>`);
+    expect(judged).not.toContain(`<li>${here}:`);
+    const cliStatus = await cli('fleet', 'status');
+    expect(cliStatus.code).toBe(5);
+    expect(cliStatus.out).toContain(`  ${stale}`);
   }, 120_000);
 
   it('asks for the token (ui.tokenFile) on the Fleet page and under /ui/t/, one bearer serving both', async () => {

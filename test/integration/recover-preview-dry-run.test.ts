@@ -3,16 +3,22 @@
 // the live service: after damage of every kind the preview handles (status values overwritten and
 // cleared, records renamed and deleted with their sub-records, a relation column deleted, a record
 // added), synced, nobody editing since — rollback of the whole module and of one column, and the
-// whole-module restore (as a copy), both dialects.
+// whole-module restore (as a copy), both dialects. And when the rollback recreates structure other
+// modules name (another module's automation and relation/reference columns naming deleted columns
+// and a collection), the preview re-points and declares the same objects as `rollback --dry-run --json`.
 
 import { describe, expect, it } from 'vitest';
 import type { Dialect } from '../../src/emulator/types.js';
 import { restoreModule, type FieldChange } from '../../src/restore/index.js';
 import { previewRecover } from '../../src/ui/recover-plan.js';
 import { dumpOf } from '../helpers/harness.js';
-import { ATTRIBUTION, board, call, runRollback, setCell, syncAfterDamage } from '../helpers/rollback-kit.js';
+import { nameSalesFromOthers, type Others } from '../helpers/repoint-others.js';
+import { ATTRIBUTION, board, call, rollbackCli, runRollback, setCell, syncAfterDamage } from '../helpers/rollback-kit.js';
+import { serveConsole } from '../helpers/ui-kit.js';
 
 const key = (w: FieldChange): string => JSON.stringify([w.entity, w.id, w.field, w.live, w.base, w.label]);
+const byId = <T extends { id: string }>(xs: readonly T[]): T[] => [...xs].sort((a, b) => (a.id < b.id ? -1 : a.id > b.id ? 1 : 0));
+const sorted = <T,>(xs: readonly T[]): T[] => [...xs].sort((a, b) => (JSON.stringify(a) < JSON.stringify(b) ? -1 : 1));
 
 describe.each(['spec', 'observed'] as Dialect[])('recover previews give the dry run\'s numbers (%s dialect)', (dialect) => {
   it('rollback (whole module, one column) and restore module', { timeout: 120_000 }, async () => {
@@ -55,6 +61,76 @@ describe.each(['spec', 'observed'] as Dialect[])('recover previews give the dry 
       expect(restore.summary).toEqual(dry.plan);
       expect(restore.notRestored).toEqual(dry.notRestored);
       expect(restore.counts['cells']).toBeGreaterThan(20);
+    } finally {
+      await h.close();
+    }
+  });
+
+  it("re-points and declares other modules' automations and relation/reference columns as the dry run does", { timeout: 120_000 }, async () => {
+    let others: Others | undefined;
+    const b = await board(dialect, 'Sales Pipeline', async (x) => {
+      others = await nameSalesFromOthers(x);
+    });
+    const { h } = b;
+    try {
+      const { roadmap, roadmapAuto } = others!;
+      const stage = b.col('Stage');
+      const dealValue = b.col('Deal value');
+      const qualified = b.coll('Qualified');
+      const roadmapColumn = (name: string): string => dumpOf(h.emu).columns.find((c) => c.module === roadmap && c.name === name && !c.isDeleted)!._id as string;
+      const customer = roadmapColumn('Customer');
+      const customerStage = roadmapColumn('Customer stage');
+      // DAMAGE: two columns other modules name and the collection Roadmap's automation creates into,
+      // its deals moved out first (top-level records of a deleted collection are unreachable on the
+      // deployed service: only the command's lookup by id can tell, which the preview names as such)
+      for (const r of dumpOf(h.emu).records.filter((x) => x.module === b.mod && x.collectionName === qualified && !x.parentRecord && !x.isDeleted)) {
+        await call(h, 'PUT', `/records/${r._id}`, { collectionName: b.coll('Proposal') });
+      }
+      await call(h, 'DELETE', `/columns/${stage}`);
+      await call(h, 'DELETE', `/columns/${dealValue}`);
+      await call(h, 'DELETE', `/collections/${qualified}`);
+      await syncAfterDamage(h, { full: true });
+
+      // the whole module (everything recreated, re-pointed), and one column (the other one gone is
+      // left out: what names it is declared)
+      for (const column of [undefined, stage]) {
+        const preview = previewRecover(h.store, { moduleId: b.mod, snapshot: b.s1, scope: 'rollback', columnId: column, attribution: ATTRIBUTION });
+        const dry = await rollbackCli(h, ['--module', b.mod, '--to-snapshot', String(b.s1), ...(column ? ['--column', column] : []), '--dry-run', '--json']);
+        // exit 5 where something is declared (relation settings create-only, or a dead id named)
+        expect([0, 5], dry.err || dry.out).toContain(dry.code);
+        expect(dry.json?.dryRun).toBe(true);
+        expect(preview.counts).toEqual(dry.json.counts);
+        expect(sorted(preview.notRestored)).toEqual(sorted(dry.json.notRestored));
+        expect(byId(preview.repointed.columns)).toEqual(byId(dry.json.repointed.columns));
+        expect(byId(preview.repointed.automations)).toEqual(byId(dry.json.repointed.automations));
+
+        const owner = { scope: 'module', id: roadmap, name: 'Product Roadmap' };
+        const foreignColumns = preview.repointed.columns.filter((c) => c.owner?.id === roadmap).map((c) => c.id);
+        const foreignDeclared = preview.notRestored.filter((n) => n.label.startsWith('Product Roadmap › ')).map((n) => n.id);
+        if (!column) {
+          // Roadmap's automation (on Qualified), its reference column (on Stage) and its relation column (on Deal value)
+          expect(preview.repointed.automations).toContainEqual({ id: roadmapAuto, name: 'Shipped → follow-up deal', names: [qualified], owner });
+          expect(foreignColumns).toEqual(expect.arrayContaining([customerStage, customer]));
+          expect(preview.counts['automationsRepointed']).toBeGreaterThanOrEqual(1);
+        } else {
+          // only Stage comes back: Customer stage follows it; Customer (on Deal value) is declared
+          expect(foreignColumns).toContain(customerStage);
+          expect(foreignColumns).not.toContain(customer);
+          expect(foreignDeclared).toContain(customer);
+        }
+      }
+
+      // the page lists them
+      const c = await serveConsole(h.dbPath);
+      try {
+        const page = await (await fetch(`${c.url}/recover?module=${b.mod}&snapshot=${b.s1}&scope=rollback`)).text();
+        expect(page).toContain('Re-pointed at what is recreated');
+        for (const id of [roadmapAuto, customerStage, customer]) expect(page).toContain(id);
+        expect(page).toContain('automation Product Roadmap › Shipped → follow-up deal');
+        expect(page).toContain('column Product Roadmap › Customer stage');
+      } finally {
+        await c.close();
+      }
     } finally {
       await h.close();
     }

@@ -4,6 +4,7 @@
 
 import { rmSync } from 'node:fs';
 import { resolve } from 'node:path';
+import { shown } from '../../domain/display-text.js';
 import { createHttpClient } from '../../api/http-client.js';
 import { createLogger } from '../../config/logger.js';
 import { ConfigSchema } from '../../config/schema.js';
@@ -24,10 +25,10 @@ const ROLLBACK_COLUMN = 'Status';
 function table(rows: Record<string, unknown>[], max = 8): string {
   if (!rows.length) return '  (no rows)';
   const cols = Object.keys(rows[0]);
-  const shown = rows.slice(0, max).map((r) => cols.map((c) => String(r[c] ?? '').slice(0, 40)));
-  const widths = cols.map((c, i) => Math.max(c.length, ...shown.map((r) => r[i].length)));
+  const cells = rows.slice(0, max).map((r) => cols.map((c) => shown(String(r[c] ?? '').slice(0, 40))));
+  const widths = cols.map((c, i) => Math.max(c.length, ...cells.map((r) => r[i].length)));
   const line = (cells: string[]) => `  ${cells.map((v, i) => v.padEnd(widths[i])).join('  ')}`.trimEnd();
-  const out = [line(cols), line(widths.map((w) => '-'.repeat(w))), ...shown.map(line)];
+  const out = [line(cols), line(widths.map((w) => '-'.repeat(w))), ...cells.map(line)];
   if (rows.length > max) out.push(`  … ${rows.length - max} more`);
   return out.join('\n');
 }
@@ -68,7 +69,7 @@ export const demoCommand: Command = {
 
       const victim = store.stateAt()!.modules().find((m) => m.name === DEMO_MODULE)!;
       const records = store.stateAt()!.records(victim.id).length;
-      say(`\n3. Someone deletes the "${victim.name}" module (${records} records and sub-records)…`);
+      say(`\n3. Someone deletes the "${shown(victim.name)}" module (${records} records and sub-records)…`);
       await client.deleteModule(victim.id);
       const attribution = ConfigSchema.parse({}).restore.attribution;
       const restored = await restoreModule({ client, store, logger }, { moduleId: victim.id, attribution });
@@ -84,7 +85,7 @@ export const demoCommand: Command = {
       const good = store.latestCompleteSnapshot()!;
       const status = store.stateAt()!.columns(board.id).find((c) => c.name === ROLLBACK_COLUMN)!;
       const cells = store.stateAt()!.cells(board.id).filter((c) => c.columnId === status.id && c.value !== 'Rejected');
-      say(`\n5. An import sets "${ROLLBACK_COLUMN}" to Rejected on ${cells.length} rows of "${board.name}"…`);
+      say(`\n5. An import sets "${ROLLBACK_COLUMN}" to Rejected on ${cells.length} rows of "${shown(board.name)}"…`);
       for (const c of cells) await client.updateValue(c.id, { value: 'Rejected' });
       await runPass({ client, store, logger }, {});
       const fixed = cells[0]!;
@@ -92,7 +93,7 @@ export const demoCommand: Command = {
       say(`   …someone sets one row back by hand ("Offer sent"), and ${commandLine(['wbsync', 'rollback', '--module', board.id, '--to-snapshot', good, '--column', ROLLBACK_COLUMN])}:`);
       const rolled = await rollback({ client, store, logger, readLive: readModuleLive }, { moduleId: board.id, toSnapshot: good, columns: [ROLLBACK_COLUMN], attribution, pauseAutomations: true });
       say(`   put back ${rolled.writes.length} value(s) in place; kept ${rolled.conflicts.length} later edit(s) as conflicts:`);
-      for (const c of rolled.conflicts) say(`     ${c.label}: now ${JSON.stringify(c.live)} (the import left ${JSON.stringify(c.after)}, the snapshot had ${JSON.stringify(c.base)})`);
+      for (const c of rolled.conflicts) say(`     ${shown(c.label)}: now ${JSON.stringify(c.live)} (the import left ${JSON.stringify(c.after)}, the snapshot had ${JSON.stringify(c.base)})`);
       const undone = rolled.writes.length === cells.length - 1 && rolled.conflicts.length === 1;
 
       say(`\n   Look at it in a browser: ${commandLine(['wbsync', 'ui', '--db', dbPath])}   (then open http://127.0.0.1:9465/ui/)`);

@@ -1,6 +1,7 @@
 // `wbsync erase`: remove a person, records or a module from every version (bytes included), keep a
 // ledger that restores and syncs honour; `--lift ID` takes an entry off the ledger.
 
+import { shown } from '../../domain/display-text.js';
 import { EXIT_CODES, WbsyncError } from '../../domain/errors.js';
 import { checkTargets, erase, type EraseResult } from '../../store/erasure/index.js';
 import { copiesHoldingErased, replaceCopies, type CopyRef, type ReplaceResult } from '../../offsite/erased-copies.js';
@@ -41,13 +42,13 @@ function lines(r: EraseResult, offsite: { copies: CopyRef[] | null; replaced?: R
     out.push(`rewrite ${(r.timings.rewriteMs / 1000).toFixed(1)} s (longest transaction ${r.timings.longestTransactionMs.toFixed(0)} ms), file rewrite (VACUUM + WAL checkpoint) ${(r.timings.compactMs / 1000).toFixed(1)} s${r.complete ? '' : ' — NOT done, see the note'}`);
     out.push('the ledger keeps the ids (no content): restores skip them, syncs do not store them again until wbsync erase --lift ID');
   }
-  if (r.note) out.push(`note: ${r.note}`);
+  if (r.note) out.push(`note: ${shown(r.note)}`);
   if (offsite.replaced) {
     out.push(`offsite: pushed a fresh copy of snapshot ${offsite.replaced.pushed.snapshot}; deleted ${offsite.replaced.deleted.length} older copie(s)`);
   } else if (offsite.copies) {
     out.push(offsite.copies.length ? `offsite copies still holding the erased data (${offsite.copies.length}): ${offsite.copies.map((c) => `snapshot ${c.snapshot} pushed ${c.pushedAt}`).join(', ')}${r.dryRun ? '' : ' — replace them with --offsite, or they age out under offsite.retention'}` : 'offsite: no copies');
   }
-  if (offsite.error) out.push(`offsite: ${offsite.error}`);
+  if (offsite.error) out.push(`offsite: ${shown(offsite.error)}`);
   return out;
 }
 

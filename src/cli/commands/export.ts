@@ -1,6 +1,7 @@
 // `wbsync export`: a standalone SQLite copy whose views show one snapshot, or (--format csv|jsonl)
 // one plain file per view in a folder.
 
+import { shown } from '../../domain/display-text.js';
 import { WbsyncError } from '../../domain/errors.js';
 import { intFlag, stringFlag } from '../flag-values.js';
 import type { Command } from '../command.js';
@@ -52,7 +53,7 @@ export const exportCommand: Command = {
       if (format === 'sqlite') {
         await store.exportTo(out, target);
         if (ctx.json) ctx.emit({ out, snapshot: target, format });
-        else ctx.say(`exported snapshot ${target} (${info.kind}, ${info.status}) to ${out}`);
+        else ctx.say(`exported snapshot ${target} (${info.kind}, ${info.status}) to ${shown(out)}`);
         return 0;
       }
       const started = performance.now();
@@ -60,7 +61,7 @@ export const exportCommand: Command = {
       const durationMs = Math.round(performance.now() - started);
       const rows = files.reduce((n, f) => n + f.rows, 0);
       if (ctx.json) ctx.emit({ out, snapshot: target, format, files, rows, durationMs });
-      else ctx.say(`exported snapshot ${target} (${info.kind}, ${info.status}) to ${out}/: ${files.length} ${format} files, ${rows} rows in ${durationMs} ms`);
+      else ctx.say(`exported snapshot ${target} (${info.kind}, ${info.status}) to ${shown(out)}/: ${files.length} ${format} files, ${rows} rows in ${durationMs} ms`);
       return 0;
     } finally {
       store.close();

@@ -1,6 +1,7 @@
 // `wbsync fleet drain WORKER` and `wbsync fleet adopt TENANT --to WORKER`: moving tenants between
 // workers with their history (src/fleet/move.ts says how).
 
+import { shown } from '../../domain/display-text.js';
 import { EXIT_CODES, WbsyncError } from '../../domain/errors.js';
 import { commandLine } from '../../domain/shell-command.js';
 import { withFleetDb } from '../../fleet/connect.js';
@@ -9,7 +10,7 @@ import { adoptTenant, movesOf, requestDrain, undrain, type MoveRow } from '../..
 import { intFlag, stringFlag } from '../flag-values.js';
 import type { Command, CommandContext } from '../command.js';
 
-const moveLine = (m: MoveRow): string => `${m.tenant}: ${m.state}${m.to ? ` → ${m.to}` : ''}${m.error ? ` (${m.error})` : ''}`;
+const moveLine = (m: MoveRow): string => `${m.tenant}: ${m.state}${m.to ? ` → ${m.to}` : ''}${m.error ? ` (${shown(m.error)})` : ''}`;
 
 async function waitForMoves(ctx: CommandContext, tenants: string[], seconds: number): Promise<MoveRow[]> {
   const { config } = ctx.config();

@@ -1,6 +1,7 @@
 // `wbsync fleet tenant add | list | pause | resume | remove`: the fleet's tenant registry in Postgres.
 
 import { readFileSync } from 'node:fs';
+import { shown } from '../../domain/display-text.js';
 import { EXIT_CODES, WbsyncError } from '../../domain/errors.js';
 import { commandLine } from '../../domain/shell-command.js';
 import { jsonErrorAt } from '../../config/load.js';
@@ -14,14 +15,14 @@ function readTenantConfig(file: string): Record<string, unknown> {
   try {
     text = readFileSync(file, 'utf8');
   } catch (e) {
-    throw new WbsyncError('usage', `--tenant-config ${file}: cannot read it (${(e as NodeJS.ErrnoException).code ?? 'error'})`);
+    throw new WbsyncError('usage', `--tenant-config ${shown(file)}: cannot read it (${(e as NodeJS.ErrnoException).code ?? 'error'})`);
   }
   let parsed: unknown;
   try {
     parsed = JSON.parse(text);
   } catch (e) {
     const at = jsonErrorAt(text, (e as Error).message);
-    throw new WbsyncError('config', `--tenant-config ${file} is not valid JSON at line ${at.line}, column ${at.column}: ${at.reason}`, { hint: 'it holds one JSON object: the tenant\'s settings, as in a wbsync config file' });
+    throw new WbsyncError('config', `--tenant-config ${shown(file)} is not valid JSON at line ${at.line}, column ${at.column}: ${shown(at.reason)}`, { hint: 'it holds one JSON object: the tenant\'s settings, as in a wbsync config file' });
   }
   return checkTenantConfig(parsed, `--tenant-config ${file}`);
 }
@@ -60,7 +61,7 @@ const add: Command = {
     const t = await fleetDb(ctx, 'adding the tenant', (db) => addTenant(db.pool, { name, baseUrl, config }));
     if (ctx.json) ctx.emit({ added: t });
     else {
-      ctx.say(`added tenant ${t.name} (${t.baseUrl}); a worker with room takes it at its next heartbeat`);
+      ctx.say(`added tenant ${t.name} (${shown(t.baseUrl)}); a worker with room takes it at its next heartbeat`);
       ctx.say(`its key: the file <fleet.keyDir>/${t.name} on every worker (mode 0600)`);
     }
     return EXIT_CODES.ok;
@@ -68,7 +69,7 @@ const add: Command = {
 };
 
 function line(t: Tenant): string {
-  return [t.name, t.paused ? 'paused' : 'active', t.baseUrl, Object.keys(t.config).join(',') || '-'].join('  ');
+  return [t.name, t.paused ? 'paused' : 'active', shown(t.baseUrl), Object.keys(t.config).map(shown).join(',') || '-'].join('  ');
 }
 
 const list: Command = {

@@ -2,6 +2,7 @@
 // S3-compatible storage. The daemon's host holds only public keys; --identity is read at recovery.
 
 import { readFileSync } from 'node:fs';
+import { shown } from '../../domain/display-text.js';
 import { EXIT_CODES, WbsyncError } from '../../domain/errors.js';
 import { parseIdentities } from '../../offsite/age-stream.js';
 import { objectStoreOf } from '../../offsite/object-store.js';
@@ -73,7 +74,7 @@ export const offsiteCommand: Command = {
           const { keepLast, keepDaily, keepWeekly, keepMonthly, keepYearly } = config.offsite.retention;
           const forgotten = await pruneCopies(objects, prefix, { keepLast, keepDaily, keepWeekly, keepMonthly, keepYearly }, new Date());
           if (ctx.json) ctx.emit({ ...m, forgotten });
-          else ctx.say([`pushed snapshot ${m.snapshot} to ${objects.where}: ${mb(m.bytes)} encrypted (${mb(m.plainBytes)} plain), SHA-256 ${m.sha256}`, ...(forgotten.length ? [`forgot older copies of snapshots ${forgotten.join(', ')}`] : [])].join('\n'));
+          else ctx.say([`pushed snapshot ${m.snapshot} to ${shown(objects.where)}: ${mb(m.bytes)} encrypted (${mb(m.plainBytes)} plain), SHA-256 ${m.sha256}`, ...(forgotten.length ? [`forgot older copies of snapshots ${forgotten.join(', ')}`] : [])].join('\n'));
         } finally {
           store.close();
         }
@@ -82,7 +83,7 @@ export const offsiteCommand: Command = {
       if (what === 'list') {
         const copies = await listCopies(objects, prefix);
         if (ctx.json) ctx.emit({ where: objects.where, copies });
-        else ctx.say(copies.length ? copies.map((c) => `snapshot ${c.snapshot}  taken ${c.takenAt}  pushed ${c.pushedAt}  ${mb(c.bytes)}  ${c.object}`).join('\n') : `no copies at ${objects.where}`);
+        else ctx.say(copies.length ? copies.map((c) => `snapshot ${c.snapshot}  taken ${c.takenAt}  pushed ${c.pushedAt}  ${mb(c.bytes)}  ${shown(c.object)}`).join('\n') : `no copies at ${shown(objects.where)}`);
         return EXIT_CODES.ok;
       }
       if (what === 'fetch') {
@@ -91,12 +92,12 @@ export const offsiteCommand: Command = {
         const m = await fetchCopy(objects, prefix, { ...(snapshot !== undefined ? { snapshot } : {}), identities, out, onBytes });
         progress.done();
         if (ctx.json) ctx.emit({ ...m, out });
-        else ctx.say(`fetched snapshot ${m.snapshot} (taken ${m.takenAt}) into ${out}: SHA-256 checked, decrypted, database checked`);
+        else ctx.say(`fetched snapshot ${m.snapshot} (taken ${m.takenAt}) into ${shown(out)}: SHA-256 checked, decrypted, database checked`);
         return EXIT_CODES.ok;
       }
       const checks = await verifyCopies(objects, prefix, identities);
       if (ctx.json) ctx.emit({ where: objects.where, copies: checks });
-      else ctx.say(checks.length ? checks.map((c) => `${c.ok ? 'ok ' : 'BAD'} snapshot ${c.snapshot}${c.decrypted ? ' (decrypted)' : ''}  ${c.object}${c.problem ? `: ${c.problem}` : ''}`).join('\n') : `no copies at ${objects.where}`);
+      else ctx.say(checks.length ? checks.map((c) => `${c.ok ? 'ok ' : 'BAD'} snapshot ${c.snapshot}${c.decrypted ? ' (decrypted)' : ''}  ${shown(c.object)}${c.problem ? `: ${shown(c.problem)}` : ''}`).join('\n') : `no copies at ${shown(objects.where)}`);
       return checks.every((c) => c.ok) ? EXIT_CODES.ok : EXIT_CODES.partial;
     } finally {
       progress.done();

@@ -1,6 +1,7 @@
 // `wbsync prune`: forget the snapshots a retention policy (flags, else `retention.*`) does not
 // keep, without changing what any kept snapshot shows; `--dry-run` lists exactly what would go.
 
+import { shown } from '../../domain/display-text.js';
 import { WbsyncError } from '../../domain/errors.js';
 import { isEmptyPolicy, type RetentionPolicy } from '../../store/retention/index.js';
 import { prune, type PruneResult } from '../../store/retention/index.js';
@@ -25,12 +26,12 @@ function lines(r: PruneResult): string[] {
   out.push(`${r.dryRun ? 'would forget' : 'forgot'} ${r.forget.length} snapshot(s)${r.forget.length ? ':' : ''}`);
   for (const f of r.forget) out.push(`  ${f.id}  ${f.kind.padEnd(11)} ${f.status.padEnd(8)} ${f.startedAt}`);
   out.push(`kept ${r.keep.length}:`);
-  for (const k of r.keep) out.push(`  ${k.id}  ${k.reasons.join(', ')}`);
+  for (const k of r.keep) out.push(`  ${k.id}  ${k.reasons.map(shown).join(', ')}`);
   const rows = Object.entries(r.rows);
   const total = rows.reduce((n, [, v]) => n + v, 0);
   out.push(`version rows ${r.dryRun ? 'to delete' : 'deleted'}: ${total}${rows.length ? ` (${rows.map(([t, n]) => `${t.replace(/_versions$/, '')} ${n}`).join(', ')})` : ''}`);
   out.push(`${r.dryRun ? 'about' : 'file shrank by'} ${mb(r.bytesFreed)}${r.dryRun ? ' freed' : ''}`);
-  if (r.compactNote) out.push(`note: ${r.compactNote}`);
+  if (r.compactNote) out.push(`note: ${shown(r.compactNote)}`);
   return out;
 }
 

@@ -3,6 +3,7 @@
 
 import { readFileSync } from 'node:fs';
 import { z } from 'zod';
+import { shown } from '../../domain/display-text.js';
 import { WbsyncError } from '../../domain/errors.js';
 import { restoreWorkspace } from '../../restore/index.js';
 import type { Command, CommandContext, FlagValues } from '../command.js';
@@ -16,7 +17,7 @@ function readFileFlag(path: string, flag: string): string {
   try {
     return readFileSync(path, 'utf8');
   } catch (e) {
-    throw new WbsyncError('usage', `${flag} ${path}: cannot read it (${(e as NodeJS.ErrnoException).code ?? 'error'})`, { hint: 'give a readable file' });
+    throw new WbsyncError('usage', `${flag} ${shown(path)}: cannot read it (${(e as NodeJS.ErrnoException).code ?? 'error'})`, { hint: 'give a readable file' });
   }
 }
 
@@ -27,10 +28,10 @@ export function readUserMap(path: string): Map<string, string> {
     parsed = JSON.parse(readFileFlag(path, '--map-users'));
   } catch (e) {
     if (e instanceof WbsyncError) throw e;
-    throw new WbsyncError('usage', `--map-users ${path}: not JSON (${(e as Error).message})`, { hint: 'write it as {"<old user id>": "<user id on the target>", ...}' });
+    throw new WbsyncError('usage', `--map-users ${shown(path)}: not JSON (${shown((e as Error).message)})`, { hint: 'write it as {"<old user id>": "<user id on the target>", ...}' });
   }
   const r = UserMapSchema.safeParse(parsed);
-  if (!r.success) throw new WbsyncError('usage', `--map-users ${path}: ${r.error.issues.map((i) => `${i.path.join('.') || '(top)'}: ${i.message}`).join('; ')}`, { hint: 'write it as {"<old user id>": "<user id on the target>", ...}' });
+  if (!r.success) throw new WbsyncError('usage', `--map-users ${shown(path)}: ${r.error.issues.map((i) => `${shown(i.path.join('.')) || '(top)'}: ${shown(i.message)}`).join('; ')}`, { hint: 'write it as {"<old user id>": "<user id on the target>", ...}' });
   return new Map(Object.entries(r.data));
 }
 
@@ -40,9 +41,9 @@ export function targetOf(flags: FlagValues): TargetService | undefined {
   const keyFile = stringFlag(flags, 'target-key-file');
   if (!url && !keyFile) return undefined;
   if (!url || !keyFile) throw new WbsyncError('usage', '--target-url and --target-key-file go together', { hint: 'the key of the other service is read from a file, never from the command line' });
-  if (!/^https?:\/\/[^\s]+$/.test(url)) throw new WbsyncError('usage', `--target-url: expected an http(s) URL, got '${url}'`);
+  if (!/^https?:\/\/[^\s]+$/.test(url)) throw new WbsyncError('usage', `--target-url: expected an http(s) URL, got '${shown(url)}'`);
   const apiKey = readFileFlag(keyFile, '--target-key-file').trim();
-  if (!apiKey) throw new WbsyncError('usage', `--target-key-file ${keyFile} is empty`);
+  if (!apiKey) throw new WbsyncError('usage', `--target-key-file ${shown(keyFile)} is empty`);
   return { baseUrl: url.replace(/\/+$/, ''), apiKey };
 }
 
@@ -74,12 +75,12 @@ async function runRestoreWorkspace(ctx: CommandContext, id: string, flags: FlagV
       ),
     (r) => {
       const lines: string[] = [];
-      const where = into ? `into workspace ${into}` : `as a new workspace '${r.name}'${target ? ` on ${target.baseUrl}` : ''}`;
+      const where = into ? `into workspace ${into}` : `as a new workspace '${shown(r.name)}'${target ? ` on ${shown(target.baseUrl)}` : ''}`;
       if (r.plan) lines.push(`workspace ${r.sourceWorkspaceId} from snapshot ${r.snapshot} ${where}`, ...planLines(r.plan));
       else if (r.alreadyRestored) lines.push(`workspace ${r.sourceWorkspaceId} was already restored by run ${r.runId}: ${r.workspaceId}`);
       else lines.push(`restored workspace ${r.sourceWorkspaceId} from snapshot ${r.snapshot} ${where}: ${r.workspaceId}${r.resumed ? ' (resumed)' : ''}`);
       lines.push(`  members: ${r.members.toAdd} to add${r.members.present ? `, ${r.members.present} already there` : ''}${r.members.refused ? `, ${r.members.refused} refused (not on the target: map them with --map-users)` : ''}`);
-      for (const m of r.modules) lines.push(`  module ${m.name} (${m.sourceModuleId})${m.moduleId ? ` → ${m.moduleId}` : ''}: ${countsLine(m.counts)}`);
+      for (const m of r.modules) lines.push(`  module ${shown(m.name)} (${m.sourceModuleId})${m.moduleId ? ` → ${m.moduleId}` : ''}: ${countsLine(m.counts)}`);
       lines.push(`  automations: ${r.automations.module} of modules, ${r.automations.workspace} of the workspace`);
       if (!r.plan) lines.push(`  ${r.requests} requests in ${(r.durationMs / 1000).toFixed(1)} s`);
       return [...lines, ...notRestoredLines(r.notRestored)];

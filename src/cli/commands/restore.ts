@@ -1,12 +1,13 @@
 // `wbsync restore module ID`, `wbsync restore records ID…` (and `restore workspace ID`, its own file): plan, then apply through a journal
 // in the database, so running the same command again resumes without creating anything twice.
 
+import { shown } from '../../domain/display-text.js';
 import { EXIT_CODES, WbsyncError } from '../../domain/errors.js';
 import { restoreModule, restoreRecords } from '../../restore/index.js';
 import { intFlag, stringFlag } from '../flag-values.js';
 import type { Command } from '../command.js';
 import { openForRun, runJournaledCommand } from '../open.js';
-import { countsLine, notRestoredLines, planLines } from './restore-output.js';
+import { countsLine, notRestoredLines, planLines, repointLines } from './restore-output.js';
 import { restoreWorkspaceCommand } from './restore-workspace.js';
 
 const usageHint = { hint: "see 'wbsync restore --help'" };
@@ -68,11 +69,13 @@ const restoreModuleCommand: Command = {
         ),
       (r) => {
         const lines: string[] = [];
-        if (r.plan) lines.push(`module ${r.moduleName} (${r.sourceModuleId}) from snapshot ${r.snapshot} into workspace ${r.targetWorkspaceId}`, ...planLines(r.plan));
-        else if (r.alreadyRestored) lines.push(`module ${r.moduleName} was already restored by run ${r.runId}: ${r.moduleId}`);
-        else lines.push(`restored module ${r.moduleName} (${r.sourceModuleId}) from snapshot ${r.snapshot} as ${r.moduleId}${r.resumed ? ' (resumed)' : ''}`);
+        if (r.plan) lines.push(`module ${shown(r.moduleName)} (${r.sourceModuleId}) from snapshot ${r.snapshot} into workspace ${r.targetWorkspaceId}`, ...planLines(r.plan));
+        else if (r.alreadyRestored) lines.push(`module ${shown(r.moduleName)} was already restored by run ${r.runId}: ${r.moduleId}`);
+        else lines.push(`restored module ${shown(r.moduleName)} (${r.sourceModuleId}) from snapshot ${r.snapshot} as ${r.moduleId}${r.resumed ? ' (resumed)' : ''}`);
         lines.push(`  ${r.plan ? 'would restore' : 'counts'}: ${countsLine(r.counts)}`);
         if (r.pausedAutomations.length) lines.push(`  paused and re-activated ${r.pausedAutomations.length} workspace automation(s)`);
+        lines.push(...repointLines(r.repointed, r.plan !== undefined).map((l) => `  ${l}`));
+        for (const w of r.warnings) lines.push(`  warning: ${w}`);
         if (!r.plan) lines.push(`  ${r.requests} requests in ${(r.durationMs / 1000).toFixed(1)} s`);
         return [...lines, ...notRestoredLines(r.notRestored)];
       },
@@ -109,7 +112,7 @@ const restoreRecordsCommand: Command = {
       const r = await restoreRecords({ client, store }, { recordIds: ids, snapshotId, collectionId: stringFlag(flags, 'collection'), dryRun, attribution: config.restore.attribution });
       if (ctx.json) ctx.emit(r);
       else {
-        const lines = r.records.map((o) => `${dryRun ? 'would be ' : ''}${o.action}: ${o.name} (${o.id})${o.newId && o.newId !== o.id ? ` → ${o.newId}` : ''}`);
+        const lines = r.records.map((o) => `${dryRun ? 'would be ' : ''}${o.action}: ${shown(o.name)} (${o.id})${o.newId && o.newId !== o.id ? ` → ${o.newId}` : ''}`);
         if (r.plan) lines.push(...planLines(r.plan));
         lines.push(`counts: ${countsLine(r.counts)}`, ...notRestoredLines(r.notRestored));
         ctx.say(lines.join('\n'));

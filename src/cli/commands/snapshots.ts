@@ -1,5 +1,6 @@
 // `wbsync snapshots`: the list of snapshots with their status, counts and re-verification.
 
+import { shown } from '../../domain/display-text.js';
 import { activeHolds, releaseHold, type Hold } from '../../store/retention/index.js';
 import type { SnapshotInfo } from '../../store/port.js';
 import { intFlag } from '../flag-values.js';
@@ -35,7 +36,7 @@ export function formatSnapshots(list: SnapshotInfo[], holds: readonly Hold[] = [
       .map(([k, n]) => `${k}:${n}`)
       .join(' ') || '-',
     ((r) => (r && (r.modules.length || r.workspaces.length) ? `${r.modules.length} modules${r.workspaces.length ? ` +${r.workspaces.length} ws` : ''}, ${r.requests} req` : '-'))(reverifiedOf(s)),
-    ((h) => (h ? `HELD until ${h.expiresAt.slice(0, 10)}: ${h.reason}` : ''))(held.get(s.id)),
+    ((h) => (h ? `HELD until ${h.expiresAt.slice(0, 10)}: ${shown(h.reason)}` : ''))(held.get(s.id)),
   ]);
   const head = ['id', 'kind', 'status', 'started', 'finished', 'versions written', 're-verified', 'held'];
   const widths = head.map((h, i) => Math.max(h.length, ...rows.map((r) => r[i].length)));
@@ -61,7 +62,7 @@ export const snapshotsCommand: Command = {
       if (release !== undefined) {
         const h = releaseHold(store.db, release, now);
         if (ctx.json) ctx.emit({ released: release, reason: h.reason });
-        else ctx.say(`released snapshot ${release} (held for: ${h.reason}); prune may forget it now`);
+        else ctx.say(`released snapshot ${release} (held for: ${shown(h.reason)}); prune may forget it now`);
         return 0;
       }
       const list = store.listSnapshots();

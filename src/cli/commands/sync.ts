@@ -1,5 +1,6 @@
 // `wbsync sync`: one pass, incremental when cursors exist, else full.
 
+import { shown } from '../../domain/display-text.js';
 import { EXIT_CODES } from '../../domain/errors.js';
 import { runPass, type PassResult } from '../../sync/pass.js';
 import { announceTripwire } from '../../tripwire/announce.js';
@@ -25,13 +26,13 @@ export function formatPass(r: PassResult): string {
   ];
   for (const w of r.workspaces) {
     lines.push(
-      `  workspace ${w.workspaceId}: ${w.mode}${w.fallback ? ` (fell back: ${w.fallback})` : ''}, ${w.modulesCrawled} modules read, ${w.activityRows} activity rows`,
+      `  workspace ${w.workspaceId}: ${w.mode}${w.fallback ? ` (fell back: ${shown(w.fallback)})` : ''}, ${w.modulesCrawled} modules read, ${w.activityRows} activity rows`,
     );
   }
   if (r.failures.length) {
     lines.push(`some parts failed (exit ${EXIT_CODES.partial}):`);
     for (const f of r.failures) {
-      lines.push(`  - workspace ${f.workspaceId}${f.moduleId ? ` module ${f.moduleId}${f.moduleName ? ` (${f.moduleName})` : ''}` : ''}: ${f.reason}`);
+      lines.push(`  - workspace ${f.workspaceId}${f.moduleId ? ` module ${f.moduleId}${f.moduleName ? ` (${shown(f.moduleName)})` : ''}` : ''}: ${shown(f.reason)}`);
     }
   }
   return lines.join('\n');
@@ -42,7 +43,7 @@ export function formatTripwire(t: TripwireOutcome): string[] {
   const lines: string[] = [];
   for (const r of t.recovered) lines.push(`tripwire: incident ${r.incident.id} recovered (${r.how})`);
   for (const x of t.tripped) {
-    lines.push(`tripwire: incident ${x.incident.id}: ${x.incident.summary}`, ...x.incident.what.map((w) => `  - ${w}`), `  snapshot ${x.incident.snapshotBefore} is held from pruning`);
+    lines.push(`tripwire: incident ${x.incident.id}: ${shown(x.incident.summary)}`, ...x.incident.what.map((w) => `  - ${shown(w)}`), `  snapshot ${x.incident.snapshotBefore} is held from pruning`);
     if (x.undo) lines.push(`  undo: ${x.undo}`);
   }
   return lines;

@@ -1,6 +1,7 @@
 // `wbsync ui`: the read-only web console over a database, without a daemon (the daemon serves the
 // same pages under /ui/ on daemon.listen).
 
+import { shown } from '../../domain/display-text.js';
 import { parseListen } from '../../config/listen.js';
 import { scheduleView } from '../../daemon/console-schedule.js';
 import { EXIT_CODES, WbsyncError } from '../../domain/errors.js';
@@ -48,7 +49,7 @@ export const uiCommand: Command = {
       try {
         logger.info({ url: server.url, db: config.db, token: token !== null }, 'console listening');
         if (ctx.json) ctx.emit({ url: server.url, db: config.db, tokenRequired: token !== null });
-        else ctx.say(`wbsync console at ${server.url} (read-only, ${config.db}); Ctrl-C stops it`);
+        else ctx.say(`wbsync console at ${server.url} (read-only, ${shown(config.db)}); Ctrl-C stops it`);
         await new Promise<void>((resolve) => {
           if (ctx.signal.aborted) return resolve();
           ctx.signal.addEventListener('abort', () => resolve(), { once: true });

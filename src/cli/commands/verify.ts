@@ -1,5 +1,6 @@
 // `wbsync verify`: integrity and history checks; non-zero on any problem.
 
+import { shown } from '../../domain/display-text.js';
 import { EXIT_CODES } from '../../domain/errors.js';
 import type { Command } from '../command.js';
 import { openDb } from '../open.js';
@@ -19,8 +20,8 @@ export const verifyCommand: Command = {
       else {
         ctx.say(`checks: ${report.checks.join(', ')}`);
         ctx.say(report.ok ? 'ok: no problem found' : `${report.problems.length} problem(s):`);
-        for (const p of report.problems) ctx.say(`  - ${p.check}: ${p.message}`);
-        for (const w of report.warnings ?? []) ctx.say(`  warning: ${w.check}: ${w.message}`);
+        for (const p of report.problems) ctx.say(`  - ${p.check}: ${shown(p.message)}`);
+        for (const w of report.warnings ?? []) ctx.say(`  warning: ${w.check}: ${shown(w.message)}`);
       }
       return report.ok ? EXIT_CODES.ok : EXIT_CODES.partial;
     } finally {

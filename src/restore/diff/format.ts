@@ -1,5 +1,6 @@
 // Human output of a diff: grouped by module, one line per entity, fields as before → after.
 
+import { shown } from '../../domain/display-text.js';
 import type { EntityDiff } from './trees.js';
 import type { DiffReport } from './scope.js';
 
@@ -11,21 +12,21 @@ function show(v: unknown): string {
 }
 
 export function formatEntry(e: EntityDiff): string {
-  const head = `  ${SIGN[e.change]} ${e.entity} ${e.label}`;
+  const head = `  ${SIGN[e.change]} ${e.entity} ${shown(e.label)}`;
   if (!e.fields?.length) return `${head}${e.change === 'changed' ? '' : ` (${e.change})`}`;
-  return `${head}: ${e.fields.map((f) => `${f.field} ${show(f.before)} → ${show(f.after)}`).join('; ')}`;
+  return `${head}: ${e.fields.map((f) => `${shown(f.field)} ${show(f.before)} → ${show(f.after)}`).join('; ')}`;
 }
 
 export function formatDiff(r: DiffReport): string {
   const against = r.against === 'live' ? 'the live service' : `snapshot ${r.against}`;
   const lines = [`snapshot ${r.snapshot} vs ${against}: ${r.differences === 0 ? 'no differences' : `${r.differences} difference(s)`}`];
-  if (r.pairing) lines.push(`  (${r.pairing})`);
+  if (r.pairing) lines.push(`  (${shown(r.pairing)})`);
   for (const m of r.modules) {
     if (!m.entries.length && !m.notes.length) continue;
     const copy = m.otherModuleId !== m.moduleId ? ` → restored as ${m.otherModuleId}` : '';
-    lines.push(`module ${m.name} (${m.moduleId}${copy})${m.entries.length ? '' : ': no differences'}`);
+    lines.push(`module ${shown(m.name)} (${m.moduleId}${copy})${m.entries.length ? '' : ': no differences'}`);
     for (const e of m.entries) lines.push(formatEntry(e));
-    for (const n of m.notes) lines.push(`  note: ${n}`);
+    for (const n of m.notes) lines.push(`  note: ${shown(n)}`);
   }
   for (const w of r.workspaces) {
     lines.push(`workspace ${w.workspaceId}`);

@@ -254,7 +254,8 @@ class PlanRun {
       throw e;
     }
     this.journal.created(step.kind, step.oldId, obj.id);
-    this.created[step.kind] = (this.created[step.kind] ?? 0) + 1;
+    // a live object re-pointed in place keeps its id: nothing was created
+    if (obj.id !== step.oldId) this.created[step.kind] = (this.created[step.kind] ?? 0) + 1;
     return obj;
   }
 

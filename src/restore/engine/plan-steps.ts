@@ -99,6 +99,11 @@ export type Step =
   | (CreateBase & {
       op: 'repointColumn';
       module: string;
+      /** A column of another module than the run's: `module` is a live id, not mapped by the journal. */
+      foreign?: boolean;
+      /** Set when it must not be made anew (another module's relation column): why, and what to do,
+       * declared when the service keeps its settings. */
+      inPlaceOnly?: string;
       target: string;
       settings: Remappable<Record<string, unknown>>;
       body: ColumnThen;

@@ -4,6 +4,7 @@
 // no longer holds is recreated in its collection (or --collection) with sub-records, cells and
 // amendment threads. Journaled and resumable like a module restore.
 
+import { shown } from '../../domain/display-text.js';
 import type { ServiceClient } from '../../api/port.js';
 import type { BoardRecord, Column, Module } from '../../domain/entities.js';
 import { isWbsyncError } from '../../domain/errors.js';
@@ -164,7 +165,7 @@ async function sortRecords(client: ServiceClient, { recs, moduleId }: Chosen, li
     } else {
       if (rec.parentRecordId) throw refuse(`sub-record ${rec.id} is gone with no way back alone`, `restore its parent record ${rec.parentRecordId}`);
       const collection = opts.collectionId ?? rec.collectionId;
-      if (!collection || !live.collections.has(collection)) throw refuse(`the collection of record ${rec.id} (${rec.name}) is gone`, 'name a live one with --collection ID');
+      if (!collection || !live.collections.has(collection)) throw refuse(`the collection of record ${rec.id} (${shown(rec.name)}) is gone`, 'name a live one with --collection ID');
       recreate.push({ rec, state });
       outcomes.push({ id: rec.id, name: rec.name, action: 'recreated', newId: null });
     }

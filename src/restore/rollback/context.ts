@@ -9,6 +9,7 @@ import { canon } from '../../domain/cell-change.js';
 import type { NotRestored, Phase, Step } from '../engine/plan-steps.js';
 import { selectionOf, type FieldChange, type RollbackSelection, type Selected } from './selection.js';
 import type { ModuleTree } from '../engine/tree.js';
+import type { ForeignObjects, Repointed } from '../engine/repoint-foreign.js';
 
 export type LiveKind = 'collection' | 'column' | 'record' | 'cell' | 'amendment';
 
@@ -31,16 +32,12 @@ export interface RollbackInput {
   /** Live automations of the module and of the workspace: those naming what the run recreates are
    * re-pointed to the copies. */
   automations?: readonly Automation[];
+  /** Live columns and automations of the workspace's other modules (read when the snapshot holds
+   * structure that is gone): those naming what the run recreates are re-pointed too. */
+  foreign?: ForeignObjects;
 }
 
-/** A column or automation that named something the run recreates, and what the run does about it. */
-export interface Repointed {
-  entity: 'column' | 'automation';
-  id: string;
-  name: string;
-  /** The recreated objects it names (old ids). */
-  names: string[];
-}
+export type { Repointed } from '../engine/repoint-foreign.js';
 
 export interface RollbackPlanResult {
   plan: import('../engine/plan-steps.js').RestorePlan;
@@ -130,7 +127,8 @@ export class PlanContext {
     this.moduleId = input.live.module.id;
     this.baseRecords = byId(input.base.records);
     this.afterRecords = byId(input.after.records);
-    this.liveRecords = byId(input.live.records);
+    // (the console's preview plans with the latest backup as both: one map, read only)
+    this.liveRecords = input.live === input.after ? this.afterRecords : byId(input.live.records);
     this.liveColumns = byId(input.live.columns);
     this.liveCollections = byId(input.live.collections);
     this.found = input.found ?? new Map();
@@ -148,6 +146,12 @@ export class PlanContext {
 
   recordLabel(r: BoardRecord): string {
     return r.parentRecordId ? `${this.baseRecords.get(r.parentRecordId)?.name ?? r.parentRecordId} › ${r.name}` : r.name;
+  }
+
+  /** Whether a field's live value is its value at the snapshot: `decide` would leave it, and
+   * saying so first spares building the change (thousands of fields on a big module). */
+  same(live: unknown, base: unknown): boolean {
+    return sameValue(live, base);
   }
 
   /** Decides one field; true when it is to be written back. */

@@ -104,12 +104,12 @@ function planInPlace(ctx: PlanContext): void {
       }
     } else if (selected) {
       for (const f of FIELDS) {
-        if (ctx.pick.field(r.id, f) && ctx.decide({ entity: 'record', id: r.id, label: ctx.recordLabel(r), field: f, live: now[f], base: r[f], after: was?.[f] ?? null })) body[f] = r[f];
+        if (ctx.pick.field(r.id, f) && !ctx.same(now[f], r[f]) && ctx.decide({ entity: 'record', id: r.id, label: ctx.recordLabel(r), field: f, live: now[f], base: r[f], after: was?.[f] ?? null })) body[f] = r[f];
       }
       // a sub-record may carry a collection deleted before the snapshot (its parent moved away, the
       // old collection deleted): the service keeps that id, there is nothing to put back
-      const hadCollection = r.collectionId !== null && ctx.base.collections.some((c) => c.id === r.collectionId);
-      if (!movedOut && r.collectionId && hadCollection && ctx.pick.field(r.id, 'collectionId') && ctx.decide({ entity: 'record', id: r.id, label: ctx.recordLabel(r), field: 'collectionId', live: now.collectionId, base: r.collectionId, after: was?.collectionId ?? null })) {
+      const hadCollection = (): boolean => r.collectionId !== null && ctx.base.collections.some((c) => c.id === r.collectionId);
+      if (!movedOut && r.collectionId && !ctx.same(now.collectionId, r.collectionId) && hadCollection() && ctx.pick.field(r.id, 'collectionId') && ctx.decide({ entity: 'record', id: r.id, label: ctx.recordLabel(r), field: 'collectionId', live: now.collectionId, base: r.collectionId, after: was?.collectionId ?? null })) {
         if (ctx.liveCollections.has(r.collectionId)) collection = r.collectionId;
         else ctx.notRestored.push({ entity: 'record', id: r.id, label: ctx.recordLabel(r), reason: `its collection ${r.collectionId} is gone: include it (--kinds collections) to recreate it` });
       }

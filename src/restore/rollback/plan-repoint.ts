@@ -1,7 +1,8 @@
 // What points at what the rollback recreates. A collection or column made anew gets a new id; the
 // live objects that named the old one would point at nothing: reference columns whose settings go
-// `via` a recreated relation column (or show one of its columns), and the module's and the
-// workspace's automations whose trigger, conditions or actions name a recreated column or collection.
+// `via` a recreated relation column (or show one of its columns), the module's and the workspace's
+// automations whose trigger, conditions or actions name a recreated column or collection, and the
+// same objects of the workspace's other modules (planRepointForeign).
 // Each is re-pointed to the copy: an automation through the automation update route (read, ids swapped,
 // written whole with its on/off state as it is then); a column through its update route, or — where
 // the service keeps settings create-only (the published interface) — made anew with the settings and
@@ -12,6 +13,7 @@
 import type { Column } from '../../domain/entities.js';
 import type { ColumnThen, Step } from '../engine/plan-steps.js';
 import { collectRefs } from '../engine/remap.js';
+import { planForeignRepoint } from '../engine/repoint-foreign.js';
 import type { PlanContext } from './context.js';
 import type { ColumnUpdates } from './plan-structure.js';
 
@@ -91,9 +93,29 @@ export function planRepointAutomations(ctx: PlanContext): void {
     declareDead(ctx, 'automation', a.id, a.name, body, dead);
     const refs = collectRefs(body, ctx.recreated);
     if (!refs.length) continue;
-    ctx.repoint.push({ entity: 'automation', id: a.id, name: a.name, names: refs });
+    ctx.repoint.push({ entity: 'automation', id: a.id, name: a.name, names: refs, ...(a.scope === 'workspace' ? { owner: { scope: 'workspace' as const, id: a.workspaceId, name: 'the workspace' } } : {}) });
     ctx.count('automationsRepointed');
     const step: Step = { op: 'repointAutomation', key: `repoint-automation:${a.id}`, target: a.id, scope: a.scope, owner: a.scope === 'module' ? (a.moduleId ?? ctx.moduleId) : a.workspaceId, refs, label: a.name };
     ctx.steps.repointAutomations.push(step);
   }
+}
+
+/** The workspace's other modules: their automations and relation/reference columns naming what the
+ * run recreates (../engine/repoint-foreign.ts). */
+export function planRepointForeign(ctx: PlanContext): void {
+  const foreign = ctx.input.foreign;
+  if (!foreign) return;
+  const plan = planForeignRepoint({
+    foreign,
+    made: ctx.recreated,
+    dead: deadIds(ctx),
+    subject: `module ${ctx.live.module.name}`,
+    deadAdvice: 'roll that back too, e.g. --kinds columns,collections, or edit it',
+  });
+  ctx.steps.repointColumns.push(...plan.columns);
+  ctx.steps.repointAutomations.push(...plan.automations);
+  ctx.repoint.push(...plan.repoint);
+  ctx.notRestored.push(...plan.notRestored);
+  if (plan.columns.length) ctx.count('columnsRepointed', plan.columns.length);
+  if (plan.automations.length) ctx.count('automationsRepointed', plan.automations.length);
 }

@@ -11,7 +11,7 @@ import type { Phase, RestorePlan, Step } from '../engine/plan-steps.js';
 import { PlanContext, type RollbackInput, type RollbackPlanResult } from './context.js';
 import { planAmendments, planCells } from './plan-content.js';
 import { planRecords } from './plan-records.js';
-import { planRepointColumns, planRepointAutomations } from './plan-repoint.js';
+import { planRepointColumns, planRepointAutomations, planRepointForeign } from './plan-repoint.js';
 import { planCollections, planColumns } from './plan-structure.js';
 
 export { ROLLBACK_KINDS, type FieldChange, type RollbackKind, type RollbackSelection, type Touched } from './selection.js';
@@ -27,6 +27,7 @@ export function planRollback(input: RollbackInput): RollbackPlan {
   planCells(ctx);
   planAmendments(ctx);
   planRepointAutomations(ctx);
+  planRepointForeign(ctx);
 
   const { steps, counts } = ctx;
   for (const s of steps.collections) if (s.op === 'createCollection' || s.op === 'updateCollection') ctx.count('collections');

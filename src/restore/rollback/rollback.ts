@@ -3,6 +3,7 @@
 // the plan (plan.ts) and — unless a dry run — the same journaled applier as restore module,
 // with the module's and the workspace's automations paused around it when asked.
 
+import { shown } from '../../domain/display-text.js';
 import type { Automation, BoardRecord, Cell, Module } from '../../domain/entities.js';
 import { WbsyncError, isWbsyncError } from '../../domain/errors.js';
 import type { StateReader } from '../../store/port.js';
@@ -13,7 +14,8 @@ import { pauseAutomationList } from '../engine/pause.js';
 import type { Step } from '../engine/plan-steps.js';
 import { summarisePlan } from '../engine/plan-steps.js';
 import { chooseSnapshot, refuse, requireWritable, type RestoreDeps, type RunControls } from '../engine/preconditions.js';
-import { planRollback, type FoundBy, type Repointed } from './plan.js';
+import { planRollback, type FoundBy } from './plan.js';
+import { acrossInvocations, readForeign, repointReport, unreadWarning, type ForeignObjects, type RepointReport } from '../engine/repoint-foreign.js';
 import { feedVerdicts, mergeTouched, touchedByPin, type DamagePin } from './damage.js';
 import { ROLLBACK_KINDS, columnIdsOf, touchedByFeed, type FieldChange, type RollbackKind, type RollbackSelection } from './selection.js';
 import { treeFromLive, treeFromState, type LiveModuleReader, type ModuleTree } from '../engine/tree.js';
@@ -47,6 +49,8 @@ export interface RollbackScope extends RunControls {
   pin?: DamagePin & { afterSnapshot: number };
 }
 
+export type { RepointReport } from '../engine/repoint-foreign.js';
+
 export interface RollbackResult extends RunOutcome {
   moduleId: string;
   moduleName: string;
@@ -73,26 +77,8 @@ export interface RollbackResult extends RunOutcome {
   pinnedTo?: string;
   /** What named objects the run recreated, pointed at the copies: reference columns (re-pointed in
    * place, or recreated where the service keeps settings create-only; 'pending' in a dry run) and
-   * the module's and workspace's automations. */
+   * automations, the module's, the workspace's and the other modules' (those carry `owner`). */
   repointed: RepointReport;
-}
-
-export interface RepointReport {
-  columns: { id: string; name: string; names: string[]; how: 're-pointed' | 'recreated' | 'pending'; newId: string | null }[];
-  automations: { id: string; name: string; names: string[] }[];
-}
-
-/** What the plan re-points, and — once run — how each column went (its id now, through the journal). */
-function repointReport(repoint: Repointed[], newId: (id: string) => string | undefined, ran: boolean): RepointReport {
-  return {
-    columns: repoint
-      .filter((x) => x.entity === 'column')
-      .map((x) => {
-        const now = ran ? (newId(x.id) ?? null) : null;
-        return { id: x.id, name: x.name, names: x.names, how: now === null ? 'pending' : now === x.id ? 're-pointed' : 'recreated', newId: now };
-      }),
-    automations: repoint.filter((x) => x.entity === 'automation').map((x) => ({ id: x.id, name: x.name, names: x.names })),
-  };
 }
 
 /** The snapshot that shows the damage: the first complete one after the window, else the latest. */
@@ -199,6 +185,8 @@ interface Sides {
   live: ModuleTree;
   liveWorkspaceAutomations: Automation[];
   found: Map<string, FoundBy>;
+  /** The other modules' columns and automations, read when the snapshot holds structure that is gone. */
+  foreign?: ForeignObjects;
 }
 
 export async function rollback(deps: RestoreDeps & { readLive: LiveModuleReader }, opts: RollbackOptions): Promise<RollbackResult> {
@@ -206,14 +194,14 @@ export async function rollback(deps: RestoreDeps & { readLive: LiveModuleReader 
   const started = Date.now();
   const stats0 = client.stats().requests;
   const sides = await readSides(deps, opts);
-  const { chosen, base, ws, liveModule, afterId, after, latestState, live, liveWorkspaceAutomations, found } = sides;
+  const { chosen, base, ws, liveModule, afterId, after, latestState, live, liveWorkspaceAutomations, found, foreign } = sides;
   const selection = selectionOf(opts, sides);
   const userNames = memberNames(latestState.members(ws));
   selection.laterEdits = pinSelection(selection, latestState, ws, opts, store.getSnapshot(chosen.id)?.startedAt ?? '', (who) => userNames.get(who) ?? who);
-  const planned = planRollback({ base, after, live, selection, force: opts.force === true, workspaceId: ws, attribution: opts.attribution, userNames, found, automations: [...live.automations, ...liveWorkspaceAutomations] });
+  const planned = planRollback({ base, after, live, selection, force: opts.force === true, workspaceId: ws, attribution: opts.attribution, userNames, found, automations: [...live.automations, ...liveWorkspaceAutomations], ...(foreign ? { foreign } : {}) });
   const automations: Automation[] = [...live.automations, ...liveWorkspaceAutomations].filter((a) => a.isActive);
   const baseResult = {
-    warnings: staleWarnings(deps, opts, liveModule, afterId),
+    warnings: [...staleWarnings(deps, opts, liveModule, afterId), ...unreadWarning(foreign)],
     ...(opts.pin ? { incident: opts.pin.incident, pinnedTo: pinnedText(opts.pin, (who) => userNames.get(who) ?? who) } : {}),
     moduleId: opts.moduleId,
     moduleName: liveModule.name,
@@ -226,7 +214,7 @@ export async function rollback(deps: RestoreDeps & { readLive: LiveModuleReader 
     conflicts: planned.conflicts,
     newRecords: planned.newRecords,
     wouldTrigger: opts.pauseAutomations ? [] : wouldTrigger(planned.plan.phases.flatMap((p) => p.steps), automations),
-    repointed: repointReport(planned.repoint, () => undefined, false),
+    repointed: repointReport(planned.repoint, null),
   };
   if (opts.dryRun) {
     return { ...baseResult, dryRun: true, runId: null, resumed: false, notRestored: planned.plan.notRestored, refused: 0, foundByLookup: 0, pausedAutomations: [], plan: summarisePlan(planned.plan), requests: client.stats().requests - stats0, durationMs: Date.now() - started };
@@ -234,9 +222,10 @@ export async function rollback(deps: RestoreDeps & { readLive: LiveModuleReader 
 
   const runKey = JSON.stringify(['rollback', chosen.id, opts.moduleId, [...selection.kinds].sort(), [...(selection.columns ?? [])].sort(), [...(selection.records ?? [])].sort(), [...(selection.collections ?? [])].sort(), opts.changedBy ?? null, opts.changedBetween ?? null, opts.force === true, ...(opts.pin ? [{ incident: opts.pin.incident }] : [])]);
   const previous = latestRun(store.db, runKey);
+  const repoint = acrossInvocations(planned.repoint, previous);
   return journaledRun(
     deps,
-    { previous, settleMs: opts.settleMs, since: { at: started, requests: stats0 }, start: { kind: 'rollback', runKey, snapshotId: chosen.id, sourceIds: [opts.moduleId], targetWorkspaceId: ws, options: { force: opts.force === true, pauseAutomations: opts.pauseAutomations === true } } },
+    { previous, settleMs: opts.settleMs, since: { at: started, requests: stats0 }, start: { kind: 'rollback', runKey, snapshotId: chosen.id, sourceIds: [opts.moduleId], targetWorkspaceId: ws, options: { force: opts.force === true, pauseAutomations: opts.pauseAutomations === true, repoint } } },
     async ({ journal, run, resumed }) => {
       // Live objects keep their ids: each one the plan names maps onto itself.
       journal.sameAll([[opts.moduleId, 'module'], ...planned.liveIds]);
@@ -251,7 +240,7 @@ export async function rollback(deps: RestoreDeps & { readLive: LiveModuleReader 
         refused: res.refused.length,
         foundByLookup: res.foundByLookup,
         pausedAutomations: paused,
-        repointed: repointReport(planned.repoint, (id) => journal.newId(id), true),
+        repointed: repointReport(repoint, { newId: (id) => journal.newId(id), isRefused: (id) => journal.isRefused(id) }),
         requests: 0,
         durationMs: 0,
       };
@@ -275,15 +264,21 @@ async function readSides(deps: RestoreDeps & { readLive: LiveModuleReader }, opt
   const baseState = store.stateAt(chosen.id)!;
   const base = treeFromState(baseState, opts.moduleId, store.db)!;
   const ws = base.module.workspaceId;
-  const liveModule = (await client.listModules(ws)).find((m) => m.id === opts.moduleId);
-  if (!liveModule) throw refuse(`module ${opts.moduleId} (${base.module.name}) is gone`, `rollback works in place on a live module: bring it back with ${commandLine(['wbsync', 'restore', 'module', opts.moduleId])}`);
+  const modules = await client.listModules(ws);
+  const liveModule = modules.find((m) => m.id === opts.moduleId);
+  if (!liveModule) throw refuse(`module ${opts.moduleId} (${shown(base.module.name)}) is gone`, `rollback works in place on a live module: bring it back with ${commandLine(['wbsync', 'restore', 'module', opts.moduleId])}`);
   const afterId = opts.pin ? opts.pin.afterSnapshot : pickAfter(deps, chosen.id, opts.moduleId, opts.changedBetween);
   const latestState = store.stateAt()!;
   const after = { ...(treeFromState(store.stateAt(afterId)!, opts.moduleId) ?? base) };
   // reads only, side by side: who may write, the module as it is now, the workspace's automations
   const [, live, liveWorkspaceAutomations] = await Promise.all([requireWritable(client, ws), treeFromLive(deps.readLive, client, liveModule, latestState, null), client.listWorkspaceAutomations(ws)]);
   const found = await findUnlisted(client, base, live, after);
-  return { chosen, base, ws, liveModule, afterId, after, latestState, live, liveWorkspaceAutomations, found };
+  // the other modules may name a collection or column of the snapshot that is gone (recreated, or
+  // declared when left out): read theirs only then
+  const liveStructure = new Set([...live.collections, ...live.columns].map((x) => x.id));
+  const gone = [...base.collections, ...base.columns].some((x) => !liveStructure.has(x.id));
+  const foreign = gone ? await readForeign(client, modules, opts.moduleId) : undefined;
+  return { chosen, base, ws, liveModule, afterId, after, latestState, live, liveWorkspaceAutomations, found, ...(foreign ? { foreign } : {}) };
 }
 
 /** The parts to put back: the kinds, columns (ids or names), records and collections asked for, and

@@ -2,6 +2,7 @@
 // read here from the activity feed), and one field's three sides as the plan reports them. Shared
 // by the planner, the command, and diff narrowed the same way.
 
+import { shown } from '../../domain/display-text.js';
 import type { Amendment, BoardRecord, Column } from '../../domain/entities.js';
 import { WbsyncError } from '../../domain/errors.js';
 import type { StateReader } from '../../store/port.js';
@@ -22,7 +23,7 @@ export function columnIdsOf(wanted: readonly string[] | undefined, columns: read
   return new Set(
     wanted.map((x) => {
       const id = ids.has(x) ? x : byName.get(x);
-      if (!id) throw new WbsyncError('usage', `--column '${x}': no column of module ${moduleName} has that id or name`, { hint: 'name a column as the snapshot or the service has it' });
+      if (!id) throw new WbsyncError('usage', `--column '${shown(x)}': no column of module ${shown(moduleName)} has that id or name`, { hint: 'name a column as the snapshot or the service has it' });
       return id;
     }),
   );

@@ -29,6 +29,16 @@ const leanList = (spec: EntitySpec): string => spec.fields.map((x) => ((spec.kin
  * (sibling-order.ts createdAtOf). */
 const recordList = (a: string): string =>
   SPECS.record.fields.map((x) => (x.col === 'raw' ? `CASE WHEN ${a}.created_at IS NULL THEN ${a}.raw END AS ${quoteCol('raw')}` : `${a}.${quoteCol(x.col)}`)).join(', ');
+/** SQL: versions of records as one JSON array of [vid, valid_from, valid_to, ...recordList] — on
+ * thousands of rows one string parsed at once costs far less than a value at a time (JSON renders
+ * SQLite's REAL so that it reads back the same double). */
+const recordsJson = `SELECT json_group_array(json_array(r.vid, r.valid_from, r.valid_to, ${recordList('r').replace(/ AS "raw"$/, '')})) FROM record_versions r`;
+
+/** The record versions `where` selects (over `r`). */
+function recordRows(db: Database.Database, where: string, params: Record<string, unknown>): Row[] {
+  const json = db.prepare(`${recordsJson} WHERE ${where}`).pluck().get(params) as string;
+  return (JSON.parse(json) as unknown[][]).map(([vid, from, to, ...rest]) => ({ vid: vid as number, from: from as number, to: to as number | null, rest }));
+}
 
 type Row = { vid: number; from: number; to: number | null; rest: unknown[] };
 
@@ -90,7 +100,10 @@ export function readModuleContent(db: Database.Database, moduleId: string, n: nu
 
 /** SQL: the module's records of any version in the window, and its top-level records at s. */
 export const everSql = `SELECT r.id FROM record_versions r WHERE r.module_id = @m AND r.valid_from <= @l AND coalesce(r.valid_to, ${OPEN}) > @s`;
-const topAtS = `SELECT r.id FROM record_versions r WHERE r.module_id = @m AND r.parent_record_id IS NULL AND r.valid_from <= @s AND coalesce(r.valid_to, ${OPEN}) > @s`;
+/** SQL: the module's sub-records at s, and its records with a version opened after s (by l): with
+ * those at s, every record everSql names. */
+const subAtS = `SELECT r.id FROM record_versions r WHERE r.module_id = @m AND r.parent_record_id IS NOT NULL AND r.valid_from <= @s AND coalesce(r.valid_to, ${OPEN}) > @s`;
+const openedSince = `SELECT r.id FROM record_versions r WHERE r.module_id = @m AND r.valid_from > @s AND r.valid_from <= @l`;
 /** SQL: a version at s closed by l, or one at l opened after s (an edit is one of each). */
 const changedVersion = (a: string): string => `((${a}.valid_from <= @s AND ${a}.valid_to > @s AND ${a}.valid_to <= @l) OR (${a}.valid_from > @s AND ${a}.valid_from <= @l AND coalesce(${a}.valid_to, ${OPEN}) > @l))`;
 /** A version of either side (not one that came and went in between). */
@@ -119,9 +132,8 @@ export function readModuleWindow(
   listed: number,
 ): { base: ModuleContent; after: ModuleContent; census: PlainCensus } {
   const p: Record<string, unknown> = { m: moduleId, s, l };
-  const full = `SELECT ${head('r')}, ${recordList('r')} FROM record_versions r`;
   // every version of a record whose version differs between the sides (none of its versions is shared)
-  const recRows = rows(db, `${full} WHERE r.module_id = @m AND ${changedVersion('r')}`, p);
+  const recRows = recordRows(db, `r.module_id = @m AND ${changedVersion('r')}`, p);
   const parentCol = SPECS.record.fields.findIndex((x) => x.col === 'parent_record_id');
   const idCol = SPECS.record.fields.findIndex((x) => x.col === 'id');
   const idOf = (r: Row): string => r.rest[idCol] as string;
@@ -135,23 +147,29 @@ export function readModuleWindow(
   };
   place(recRows);
   const notPlain = [...atS].filter(([id, r]) => r.rest[parentCol] === null && atL.get(id)?.rest[parentCol] !== null).map(([id]) => id);
-  // the records whose plain cells are counted: top-level at s and at l
-  const plainSql = `SELECT id FROM (${topAtS}) WHERE id NOT IN (SELECT value FROM json_each(@notPlain))`;
-  p.notPlain = JSON.stringify(notPlain);
+  // the records whose plain cells are counted are those top-level at s and at l: the others of the
+  // window, named here (few, usually), are those of notPlain, the sub-records at s, and the records
+  // not at s — with a version opened since, none at s: one at s would have closed since (versions
+  // of a record do not overlap), so it is in atS
+  const nonPlain = new Set(notPlain);
+  for (const id of db.prepare(subAtS).pluck().all(p) as string[]) nonPlain.add(id);
+  for (const id of db.prepare(openedSince).pluck().all(p) as string[]) if (!atS.has(id)) nonPlain.add(id);
+  p.nonPlain = JSON.stringify([...nonPlain]);
 
   // the records the planner rebuilds whole: gone by l, and (at s) under one, with every version
   const gone = [...atS.keys()].filter((id) => !atL.has(id));
   const under = new Set(gone);
   for (let next = gone; next.length; ) {
     const parents = new Set(next);
-    const subs = rows(db, `${full} WHERE r.parent_record_id IN (SELECT value FROM json_each(@ps)) AND r.module_id = @m AND ${either('r')}`, { ...p, ps: JSON.stringify(next) });
+    const subs = recordRows(db, `r.parent_record_id IN (SELECT value FROM json_each(@ps)) AND r.module_id = @m AND ${either('r')}`, { ...p, ps: JSON.stringify(next) });
     const fresh = subs.filter((r) => !atS.has(idOf(r)) && !atL.has(idOf(r)));
     place(fresh);
     recRows.push(...fresh);
     next = [...new Set(subs.map(idOf))].filter((id) => !under.has(id) && parents.has(atS.get(id)?.rest[parentCol] as string));
     for (const id of next) under.add(id);
   }
-  const changed = changedCells(db, p, plainColumns, plainSql, selected, listed);
+  const records = db.prepare(`SELECT count(*) FROM (${everSql})`).pluck().get(p) as number;
+  const changed = changedCells(db, p, plainColumns, selected, listed, records);
   const cellRows = [...changed.rows, ...wholeCells(db, p, [...under])];
   const seen = new Set<number>();
   const allCells = cellRows.filter((r) => !seen.has(r.vid) && (seen.add(r.vid), true));
@@ -160,10 +178,15 @@ export function readModuleWindow(
   const cellIdCol = SPECS.cell.fields.findIndex((x) => x.col === 'id');
   allCells.sort((a, b) => binaryCmp(a.rest[cellRecordCol] as string, b.rest[cellRecordCol] as string) || binaryCmp(a.rest[cellIdCol] as string, b.rest[cellIdCol] as string));
   // notes whole, each with whether its record is in the module at s and at l
-  const inModuleAt = (n: string): string => `EXISTS (SELECT 1 FROM record_versions x WHERE x.id = a.record_id AND x.module_id = @m AND x.valid_from <= @${n} AND coalesce(x.valid_to, ${OPEN}) > @${n})`;
+  // (+x.module_id: each probe seeks the record's versions by id, not the module's by module)
+  const inModule = (from: string, to: string): string => `EXISTS (SELECT 1 FROM record_versions x WHERE x.id = a.record_id AND +x.module_id = @m AND x.valid_from <= @${to} AND coalesce(x.valid_to, ${OPEN}) > @${from})`;
+  // the database holding fewer note versions than the window's record versions: each note checked
+  // by its record, rather than each record's notes sought
+  const fewNotes = ((db.prepare('SELECT max(vid) FROM amendment_versions').pluck().get() as number | null) ?? 0) <= records;
   const noteRows = rows(
     db,
-    `SELECT ${head('a')}, ${inModuleAt('s')}, ${inModuleAt('l')}, ${leanList(SPECS.amendment)} FROM amendment_versions a WHERE (a.module_id = @m OR a.record_id IN (${everSql})) AND ${either('a')} ORDER BY a.created_at, a.id`,
+    `SELECT ${head('a')}, ${inModule('s', 's')}, ${inModule('l', 'l')}, ${leanList(SPECS.amendment)} FROM amendment_versions a
+      WHERE (a.module_id = @m OR ${fewNotes ? inModule('s', 'l') : `a.record_id IN (${everSql})`}) AND ${either('a')} ORDER BY a.created_at, a.id`,
     p,
   );
 
@@ -178,7 +201,7 @@ export function readModuleWindow(
     const missing = [...wanted].filter((id) => !atS.has(id) && !atL.has(id));
     wanted.clear();
     if (!missing.length) continue;
-    const more = rows(db, `${full} WHERE r.id IN (SELECT value FROM json_each(@k)) AND r.module_id = @m AND ${either('r')}`, { ...p, k: JSON.stringify(missing) });
+    const more = recordRows(db, `r.id IN (SELECT value FROM json_each(@k)) AND r.module_id = @m AND ${either('r')}`, { ...p, k: JSON.stringify(missing) });
     place(more);
     recRows.push(...more);
   }
@@ -229,28 +252,30 @@ const structureAt = (kind: 'collection' | 'column', n: string): string => `SELEC
 
 /**
  * Cell versions at s closed by l and at l opened after s (an edit is one of each) of the module's
- * records, but those of `plainColumns` in the records `plainSql` selects — and those counted, for
- * the `selected` columns (censusSql, module-census.ts: its first `limit`). One pass over the changed
- * cells feeds both (a materialized CTE).
+ * records, but those of `plainColumns` in the records not named in `@nonPlain` — and those counted, for
+ * the `selected` columns (censusSql, module-census.ts: its first `limit`). The census groups the
+ * changed versions by cell and names the groups that are not plain; only their versions are read
+ * as rows (by their records, then kept by cell).
  */
-function changedCells(db: Database.Database, p: Record<string, unknown>, plainColumns: readonly string[], plainSql: string, selected: readonly string[], limit: number): { rows: Row[]; census: PlainCensus } {
-  const records = db.prepare(`SELECT count(*) FROM (${everSql})`).pluck().get(p) as number;
+function changedCells(db: Database.Database, p: Record<string, unknown>, plainColumns: readonly string[], selected: readonly string[], limit: number, records: number): { rows: Row[]; census: PlainCensus } {
   // a short window's changed cells are found by the versions closed and opened in it (unary + keeps
-  // SQLite from seeking by record there), a long one's by the module's records: the same rows
+  // SQLite from seeking by record there), a long one's by the module's records: the same rows, those
+  // by record in (record, column) order, grouped without a sort
   const where = fewChangesIn(db, p.s as number, p.l as number, records * 8) ? `${BY_TIME} AND +c.record_id IN (${everSql})` : `c.record_id IN (${everSql}) AND ${changedVersion('c')}`;
-  const plain = plainColumns.length ? `(coalesce(c.column_id IN (SELECT value FROM json_each(@pc)), 0) AND c.record_id IN (${plainSql}))` : '0';
-  const cols = SPECS.cell.fields.map((x) => (LEAN_NULL.cell.has(x.col) ? 'NULL' : `c.${quoteCol(x.col)}`)).join(', ');
   const list = db
-    .prepare(
-      `WITH ch AS MATERIALIZED (SELECT ${head('c')}, c.id, c.record_id, c.column_id, c.value, ${plain} AS plain FROM cell_versions c WHERE ${where}),
-       page AS (${censusSql('ch')})
-       SELECT 1, * FROM page UNION ALL SELECT 0, c.vid, c.valid_from, c.valid_to, ${cols} FROM ch c WHERE NOT c.plain`,
-    )
+    .prepare(censusSql(where))
     .raw(true)
-    .all({ ...p, pc: JSON.stringify(plainColumns), sel: JSON.stringify(selected), limit: Math.max(limit, 1) }) as unknown[][];
-  const page = list.filter((r) => r[0] === 1).map((r) => r.slice(1));
-  const rows = list.filter((r) => r[0] === 0).map(([, vid, from, to, ...rest]) => ({ vid: vid as number, from: from as number, to: to as number | null, rest }));
-  return { rows, census: censusOf(page, limit) };
+    .all({ ...p, pc: JSON.stringify(plainColumns), sel: JSON.stringify(selected), limit: Math.max(limit, 0) }) as unknown[][];
+  const { counts, first, notPlain } = censusOf(list, limit);
+  first.sort((a, b) => (a.inBase !== b.inBase ? (a.inBase ? -1 : 1) : binaryCmp(a.recordId, b.recordId) || binaryCmp(a.id, b.id)));
+  if (!notPlain.length) return { rows: [], census: { counts, first } };
+  const cellsOf = new Map<string, Set<string | null>>();
+  for (const [r, c] of notPlain) (cellsOf.get(r) ?? cellsOf.set(r, new Set()).get(r)!).add(c);
+  const cols = SPECS.cell.fields.map((x) => (LEAN_NULL.cell.has(x.col) ? 'NULL' : `c.${quoteCol(x.col)}`)).join(', ');
+  const recordCol = SPECS.cell.fields.findIndex((x) => x.col === 'record_id');
+  const columnCol = SPECS.cell.fields.findIndex((x) => x.col === 'column_id');
+  const read = rows(db, `SELECT ${head('c')}, ${cols} FROM cell_versions c WHERE c.record_id IN (SELECT value FROM json_each(@k)) AND ${changedVersion('c')}`, { ...p, k: JSON.stringify([...cellsOf.keys()]) });
+  return { rows: read.filter((r) => cellsOf.get(r.rest[recordCol] as string)!.has(r.rest[columnCol] as string | null)), census: { counts, first } };
 }
 
 /** Cells of either side of `under` (records gone by l and under them) and of the module's columns

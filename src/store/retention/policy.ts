@@ -4,6 +4,7 @@
 // each of its N newest buckets that hold one; --keep-last N keeps the N newest; --keep-within keeps
 // everything taken within DURATION before now. A snapshot kept by any rule is kept.
 
+import { shown } from '../../domain/display-text.js';
 import { WbsyncError } from '../../domain/errors.js';
 
 export interface RetentionPolicy {
@@ -51,7 +52,7 @@ function isoWeek(d: Date): string {
 export function parseDuration(text: string): { years: number; months: number; days: number; hours: number } {
   const m = /^(?:(\d+)y)?(?:(\d+)m)?(?:(\d+)d)?(?:(\d+)h)?$/.exec(text.trim());
   if (!m || text.trim() === '') {
-    throw new WbsyncError('usage', `not a duration: '${text}'`, { hint: "write it as restic does: years, months, days, hours — e.g. 30d, 12h, 1y6m, 2m15d" });
+    throw new WbsyncError('usage', `not a duration: '${shown(text)}'`, { hint: "write it as restic does: years, months, days, hours — e.g. 30d, 12h, 1y6m, 2m15d" });
   }
   const n = (s: string | undefined): number => (s ? Number(s) : 0);
   return { years: n(m[1]), months: n(m[2]), days: n(m[3]), hours: n(m[4]) };

@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { canonicalJson, contentHash } from '../../domain/canonical-json.js';
+import { NOT_PLAIN, canonicalForm, canonicalJson, contentHash } from '../../domain/canonical-json.js';
 import type { EntityKind } from '../../domain/entities.js';
 import { SPECS, toRow } from './entity-specs.js';
 import { makeActivity, makeCell, makeMember, makeRecord } from '../fixtures.js';
@@ -80,6 +80,39 @@ describe('row encoding', () => {
       [1, undefined, () => 1], JSON.parse('{"__proto__":{"b":1,"a":2},"z":[{"y":1,"x":2}]}'),
     ];
     for (const v of odd) expect(canonicalJson(v)).toBe(referenceCanonical(v));
+  });
+
+  it('puts unsorted service answers in canonical form for the native path (hostile keys kept as own keys), and refuses what it cannot copy in order', () => {
+    const text = '{"_id":"a1","user":{"name":"x","_id":"u1"},"constructor":{"y":1,"x":[{"f":1,"e":2}]},"b":[3,{"d":4,"c":5}],"a":null}';
+    const form = canonicalForm(JSON.parse(text));
+    expect(form).not.toBe(NOT_PLAIN);
+    expect(JSON.stringify(form)).toBe(referenceCanonical(JSON.parse(text)));
+    expect(JSON.stringify(form)).toBe('{"_id":"a1","a":null,"b":[3,{"c":5,"d":4}],"constructor":{"x":[{"e":2,"f":1}],"y":1},"user":{"_id":"u1","name":"x"}}');
+    // an own "__proto__" key: no copy could hold it as a key, the written-out path keeps it one
+    const hostile = JSON.parse('{"b":1,"__proto__":{"y":2,"x":1}}') as unknown;
+    expect(canonicalForm(hostile)).toBe(NOT_PLAIN);
+    expect(canonicalJson(hostile)).toBe('{"__proto__":{"x":1,"y":2},"b":1}');
+    // a sorted subtree is kept as it is; an array is copied only when an item is
+    const sorted = JSON.parse('{"a":[1,{"b":2}],"c":{"d":1}}') as Record<string, unknown>;
+    expect(canonicalForm(sorted)).toBe(sorted);
+    const mixed = JSON.parse('{"a":[1,{"z":1,"y":2}],"c":{"d":1}}') as Record<string, unknown>;
+    const mixedForm = canonicalForm(mixed) as Record<string, unknown>;
+    expect(mixedForm.c).toBe(mixed.c);
+    expect(mixedForm.a).not.toBe(mixed.a);
+    // V8 puts integer-like keys first whatever the insertion order: no copy can hold them sorted
+    expect(canonicalForm(JSON.parse('{"b":{"10":1,"9":2},"a":1}'))).toBe(NOT_PLAIN);
+    for (const v of [{ f: () => 1 }, [new Date(0)], { a: { toJSON: () => 1 } }, { u: undefined, s: Symbol('x') }]) expect(canonicalForm(v)).toBe(NOT_PLAIN);
+  });
+
+  it('sorts each object by its own keys when shapes recur, differ by one key or outnumber the shapes remembered', () => {
+    const shapes = Array.from({ length: 40 }, (_, i) => `{"z${i % 20}":1,"b":2,"a${i % 3}":3,"m":{"y":${i},"x":null}}`);
+    // each shape met several times, interleaved with its neighbours (same length, other keys)
+    for (let round = 0; round < 3; round++) {
+      for (const text of shapes) {
+        const v = JSON.parse(text) as unknown;
+        expect(canonicalJson(v), text).toBe(referenceCanonical(v));
+      }
+    }
   });
 
   it.each(kinds)('hashes %s rows exactly as the stored hashes were made (canonical JSON of hashable)', (kind, make) => {

@@ -5,7 +5,7 @@
 // text too (keys sorted: the same object, in a stable order), so the raw object, usually most of
 // the row, is serialised once for both instead of twice (it dominated a large pass's CPU).
 import type { EntityKind } from '../../domain/entities.js';
-import { canonicalJson, isCanonical, sha256Hex, sortedKeys } from '../../domain/canonical-json.js';
+import { NOT_PLAIN, canonicalForm, canonicalJson, sha256Hex, sortedKeys } from '../../domain/canonical-json.js';
 import { toRow, type EntitySpec, type SqlValue } from './entity-specs.js';
 
 /**
@@ -50,7 +50,8 @@ function rawTexts(raw: unknown, rule: ReadTimeRule | undefined): { stored: strin
     const text = canonicalJson(raw);
     return { stored: text, hashed: text };
   }
-  if (isCanonical(raw)) return { stored: JSON.stringify(raw), hashed: JSON.stringify(leftOut(raw, rule)) };
+  const form = canonicalForm(raw);
+  if (form !== NOT_PLAIN) return { stored: JSON.stringify(form), hashed: JSON.stringify(leftOut(form as Record<string, unknown>, rule)) };
   let stored = '{';
   let hashed = '{';
   for (const k of sortedKeys(raw)) {
@@ -66,8 +67,8 @@ function rawTexts(raw: unknown, rule: ReadTimeRule | undefined): { stored: strin
   return { stored: `${stored}}`, hashed: `${hashed}}` };
 }
 
-/** `raw` (canonical already) without its read-time fields, for JSON.stringify: a null-prototype
- * copy, so a "__proto__" key is copied as a plain key, in the same (sorted) order. */
+/** `raw` (in canonical form: see canonicalForm) without its read-time fields, for JSON.stringify:
+ * a null-prototype copy, so a "__proto__" key is copied as a plain key, in the same (sorted) order. */
 function leftOut(raw: Record<string, unknown>, rule: ReadTimeRule): object {
   const out = Object.create(null) as Record<string, unknown>;
   for (const k of Object.keys(raw)) {

@@ -24,6 +24,22 @@ function show(v: unknown): string {
   return v === null || v === undefined ? 'empty' : cellText(typeof v === 'string' ? v : JSON.stringify(v), 120);
 }
 
+/** Rollback: the columns and automations — other modules' too — naming what it recreates, as the dry run lists them. */
+function repointedHtml(p: RecoverPreview): Html | string {
+  const { columns, automations } = p.repointed;
+  if (!columns.length && !automations.length) return '';
+  const whose = (x: { owner?: { name: string } }): Html | string => (x.owner ? html`${clip(x.owner.name, 40)} › ` : '');
+  const how = (c: RecoverPreview['repointed']['columns'][number]): string =>
+    c.owner && c.type === 'relation'
+      ? 're-pointed in place; declared where the service keeps settings create-only (a relation column of another module is not made anew)'
+      : 're-pointed in place, or made anew where the service keeps settings create-only';
+  return html`<h3>Re-pointed at what is recreated (${columns.length + automations.length})</h3><table><tr><th>what</th><th>names</th><th>how</th></tr>${columns.map(
+    (c) => html`<tr><td class="text">column ${whose(c)}${clip(c.name, 60)} <span class="muted mono">${c.id}</span></td><td class="mono">${c.names.join(', ')}</td><td class="text">${how(c)}</td></tr>`,
+  )}${automations.map(
+    (a) => html`<tr><td class="text">automation ${whose(a)}${clip(a.name, 60)} <span class="muted mono">${a.id}</span></td><td class="mono">${a.names.join(', ')}</td><td class="text">re-pointed at the copies (its on/off state kept)</td></tr>`,
+  )}</table>`;
+}
+
 function preview(env: ConsoleEnv, p: RecoverPreview): Html {
   const counts = Object.entries(p.counts).filter(([, n]) => n > 0);
   const liveNote =
@@ -50,6 +66,7 @@ function preview(env: ConsoleEnv, p: RecoverPreview): Html {
             .map((w) => html`<tr><td class="text">${w.entity} ${clip(w.label, 80)}</td><td>${w.field}</td><td><span class="before">${show(w.live)}</span> → <span class="after">${show(w.base)}</span></td></tr>`)}</table></div>
           ${p.writeCount > p.writes.length ? html`<p class="muted">… and ${p.writeCount - p.writes.length} more.</p>` : ''}`
         : ''}
+      ${repointedHtml(p)}
       ${p.newRecords.length ? html`<h3>Records created since (${p.newRecords.length}, listed, left alone)</h3><p>${p.newRecords.slice(0, 50).map((r) => html`<span class="pill">${clip(r.name, 40)}</span> `)}</p>` : ''}
       ${p.notRestored.length
         ? html`<h3>Not restorable (${p.notRestored.length})</h3><table><tr><th>what</th><th>why</th></tr>${p.notRestored.slice(0, 100).map((x) => html`<tr><td class="text">${x.entity} ${clip(x.label, 80)}</td><td class="text">${x.reason}</td></tr>`)}</table>`

@@ -43,6 +43,19 @@ describe('re-point appliers', () => {
     expect(calls[2]![2]).toEqual({ position: 5, width: 200 });
   });
 
+  it("another module's column: its module is live (not resolved through the journal); a relation column whose settings the service keeps is declared, never made anew", async () => {
+    const foreign: RepointColumn = { ...step, foreign: true, module: 'OTHER' };
+    const remade = fakeContext({ updateColumn: (id: string) => ({ id, settings: { via: 'k-rel' } }), createColumn: () => ({ id: 'NEW-REF' }) }, { 'k-rel': 'NEW-REL' });
+    expect((await A.repointColumn.create!(foreign, remade.ctx)).id).toBe('NEW-REF');
+    expect(remade.calls[1]!.slice(0, 2)).toEqual(['createColumn', 'OTHER']);
+    const relation: RepointColumn = { ...foreign, remake: { ...step.remake, type: 'relation' }, inPlaceOnly: 'point it again by hand' };
+    const kept = fakeContext({ updateColumn: (id: string) => ({ id, settings: { via: 'k-rel' } }), listColumns: () => [{ id: 'C2', name: 'Customer value', type: 'relation', settings: { via: 'NEW-REL', field: 'f', aggregate: 'sum' } }] }, { 'k-rel': 'NEW-REL' });
+    await expect(A.repointColumn.create!(relation, kept.ctx)).rejects.toMatchObject({ message: 'point it again by hand', details: { notTaken: true } });
+    expect(kept.calls.map((c) => c[0])).toEqual(['updateColumn']);
+    // nor does a lookup claim a look-alike column as its copy
+    expect(await A.repointColumn.lookUp!(relation, kept.ctx)).toBeNull();
+  });
+
   it('after an unknown outcome: a copy with the settings is found first, else the column itself when re-pointed, else nothing', async () => {
     const settings = { via: 'NEW-REL', field: 'f', aggregate: 'sum' };
     const copy = fakeContext({ listColumns: () => [{ id: 'k-ref', name: 'Customer value', type: 'reference', settings: { via: 'k-rel' } }, { id: 'C2', name: 'Customer value', type: 'reference', settings }] }, { 'k-rel': 'NEW-REL', m: 'm' });

@@ -5,11 +5,15 @@
 // its on/off state as it is at that moment (the deployed service re-activates an automation given a
 // complete body unless told otherwise; a paused one stays paused until the run switches it on).
 
+import { shown } from '../../../domain/display-text.js';
 import { canonicalJson } from '../../../domain/canonical-json.js';
 import { WbsyncError } from '../../../domain/errors.js';
-import type { ColumnThen } from '../plan-steps.js';
+import type { ColumnThen, Step } from '../plan-steps.js';
 import { resolveRefs } from '../remap.js';
-import { asCreated, differing, firstUnclaimed, type Appliers } from './types.js';
+import { asCreated, differing, firstUnclaimed, type Appliers, type StepContext } from './types.js';
+
+/** The column's module now: another module's is live (its own id); the run's own goes through the journal. */
+const moduleOf = (s: Extract<Step, { op: 'repointColumn' }>, ctx: StepContext): string => (s.foreign ? s.module : ctx.resolve(s.module));
 
 const same = (a: unknown, b: unknown): boolean => canonicalJson(a ?? null) === canonicalJson(b ?? null);
 
@@ -20,13 +24,15 @@ export const repointAppliers: Pick<Appliers, 'repointColumn' | 'repointAutomatio
       const put: ColumnThen = { ...s.body, settings };
       const now = await ctx.client.updateColumn(s.target, put, ctx.call);
       if (same(now.settings, settings)) return asCreated({ ...now, id: s.target });
-      return asCreated(await ctx.client.createColumn(ctx.resolve(s.module), { ...s.remake, settings }, ctx.call));
+      // answered, settings kept: declared (a refusal with the advice), never made anew
+      if (s.inPlaceOnly !== undefined) throw new WbsyncError('http', s.inPlaceOnly, { details: { notTaken: true } });
+      return asCreated(await ctx.client.createColumn(moduleOf(s, ctx), { ...s.remake, settings }, ctx.call));
     },
     // after an unknown outcome: a copy made with these settings, else the column itself re-pointed
     lookUp: async (s, ctx) => {
       const settings = resolveRefs(s.settings, ctx.resolve);
-      const cols = await ctx.client.listColumns(ctx.resolve(s.module), s.remake.scope);
-      const copy = firstUnclaimed(cols, (c) => c.id !== s.target && c.name === s.remake.name && c.type === s.remake.type && same(c.settings, settings), ctx);
+      const cols = await ctx.client.listColumns(moduleOf(s, ctx), s.remake.scope);
+      const copy = s.inPlaceOnly !== undefined ? null : firstUnclaimed(cols, (c) => c.id !== s.target && c.name === s.remake.name && c.type === s.remake.type && same(c.settings, settings), ctx);
       if (copy) return copy;
       return cols.some((c) => c.id === s.target && same(c.settings, settings)) ? s.target : null;
     },
@@ -36,7 +42,7 @@ export const repointAppliers: Pick<Appliers, 'repointColumn' | 'repointAutomatio
       if (id === s.target) return;
       const body = differing(s.then, created);
       if (Object.keys(body).length) await ctx.client.updateColumn(id, body, ctx.call);
-      const cols = await ctx.client.listColumns(ctx.resolve(s.module), s.remake.scope, ctx.call);
+      const cols = await ctx.client.listColumns(moduleOf(s, ctx), s.remake.scope, ctx.call);
       if (cols.some((c) => c.id === s.target)) await ctx.client.deleteColumn(s.target, ctx.call);
     },
   },
@@ -44,7 +50,7 @@ export const repointAppliers: Pick<Appliers, 'repointColumn' | 'repointAutomatio
     finish: async (s, _, ctx) => {
       const list = s.scope === 'module' ? await ctx.client.listModuleAutomations(s.owner, ctx.call) : await ctx.client.listWorkspaceAutomations(s.owner, ctx.call);
       const now = list.find((a) => a.id === s.target);
-      if (!now) throw new WbsyncError('not_found', `automation ${s.target} (${s.label}) is gone`, { status: 404 });
+      if (!now) throw new WbsyncError('not_found', `automation ${s.target} (${shown(s.label)}) is gone`, { status: 404 });
       const body = resolveRefs({ value: { name: now.name, trigger: now.trigger, conditions: now.conditions, match: now.match, actions: now.actions }, refs: s.refs }, ctx.resolve);
       await ctx.client.updateAutomation(s.target, { ...body, isActive: now.isActive }, ctx.call);
     },
