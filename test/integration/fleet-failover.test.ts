@@ -121,13 +121,14 @@ describe('fleet: a worker killed, lost, and joining (real processes)', () => {
     }
   });
 
-  it('gone for good: fleet adopt brings it up elsewhere from its fleet copy, says the gap, a full pass; the history exports the same', { timeout: 60_000 }, async () => {
+  it('gone for good: fleet adopt brings it up elsewhere from its fleet copy, says the gap, a full pass; the history exports the same', { timeout: 120_000 }, async () => {
     const w1 = workers.find((w) => w.id === 'w-1' && w.proc.exitCode === null && w.proc.signalCode === null)!;
-    // a fleet copy written by its home between passes
-    const copied = await waitFor('a fleet copy of acme', 20_000, async () => {
-      const keys = fs.existsSync(join(tmp.dir, 's3', 'fleet', 'wbsync-fleet', 'fleet', 'acme')) ? fs.readdirSync(join(tmp.dir, 's3', 'fleet', 'wbsync-fleet', 'fleet', 'acme')) : [];
-      return keys.some((k) => k.endsWith('.json')) || undefined;
-    });
+    // a fleet copy written by its home between passes, after two passes (so that it carries history)
+    const copyDir = join(tmp.dir, 's3', 'fleet', 'wbsync-fleet', 'fleet', 'acme');
+    const manifests = (): number => (fs.existsSync(copyDir) ? fs.readdirSync(copyDir).filter((k) => k.endsWith('.json')).length : 0);
+    await waitFor('two passes of acme on w-1', 20_000, async () => (await runs('acme')).filter((r) => r.worker === 'w-1' && r.ok).length >= 2 || undefined);
+    const copiesBefore = manifests();
+    const copied = await waitFor('a fleet copy of acme after them', 20_000, async () => manifests() > copiesBefore || undefined);
     expect(copied).toBe(true);
     start('w-2');
     await waitFor('w-2 registered', 20_000, async () => (await pgs.query(`select 1 from wbsync_fleet.workers where id = 'w-2'`)).length > 0);
