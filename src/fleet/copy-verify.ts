@@ -3,11 +3,10 @@
 // database: 1.9 s of the 7.9 s placing the large bench database), and the worker's event loop —
 // its heartbeat, the other tenants' passes, /healthz — must not wait on them.
 
-import fs from 'node:fs';
-import { fileURLToPath } from 'node:url';
 import { Worker } from 'node:worker_threads';
 import { WbsyncError, type ErrorCode } from '../domain/errors.js';
 import type { VerifyProblem } from '../store/port.js';
+import { threadScript } from '../store/thread-script.js';
 
 export interface CopyCheck {
   ok: boolean;
@@ -18,19 +17,11 @@ export interface CopyCheck {
 
 type Reply = { ok: true; report: { ok: boolean; problems: VerifyProblem[] }; lastSnapshotId: number } | { ok: false; code: ErrorCode; message: string; hint?: string };
 
-function threadScript(): URL {
-  const here = new URL('./copy-verify.worker.js', import.meta.url);
-  if (fs.existsSync(fileURLToPath(here))) return here;
-  // running from the TypeScript sources (vitest): the compiled thread (`npm test` builds first)
-  const built = new URL('../../dist/fleet/copy-verify.worker.js', import.meta.url);
-  if (fs.existsSync(fileURLToPath(built))) return built;
-  throw new WbsyncError('internal', 'the fleet copy check thread (copy-verify.worker.js) is missing', { hint: 'run `npm run build`' });
-}
 
 /** Verifies the database `file` (opened read-only) off the event loop. */
 export function checkCopyOffLoop(file: string): Promise<CopyCheck> {
   return new Promise((resolve, reject) => {
-    const w = new Worker(threadScript(), { workerData: { file }, execArgv: [] });
+    const w = new Worker(threadScript('copy-verify.worker.js', import.meta.url, 'the fleet copy check thread'), { workerData: { file }, execArgv: [] });
     let answered = false;
     w.once('message', (m: Reply) => {
       answered = true;

@@ -2,10 +2,9 @@
 // "__proto__" key an own key) to a worker that owns a second connection to the same file, hashes
 // and writes the batch in one transaction, and answers with the result or the error's fields.
 // The worker is unref'd while idle, so it never keeps a finished process alive.
-import fs from 'node:fs';
-import { fileURLToPath } from 'node:url';
 import { MessageChannel, Worker, receiveMessageOnPort, type MessagePort } from 'node:worker_threads';
 import { WbsyncError, type ErrorCode } from '../../domain/errors.js';
+import { threadScript } from '../thread-script.js';
 import { yieldEventLoop } from './apply-batch.js';
 import { splitBatch, type BatchPart } from './batch-parts.js';
 import type { BatchWriter } from './batch-writer.js';
@@ -42,14 +41,7 @@ const PART_SIZE = 200;
 /** How long close() waits for a batch in progress to finish before abandoning the thread. */
 const CLOSE_WAIT_MS = 30_000;
 
-function workerScript(): URL {
-  const here = new URL('./writer-thread.worker.js', import.meta.url);
-  if (fs.existsSync(fileURLToPath(here))) return here;
-  // Running from the TypeScript sources (vitest): the compiled worker (`npm test` builds first).
-  const built = new URL('../../../dist/store/write/writer-thread.worker.js', import.meta.url);
-  if (fs.existsSync(fileURLToPath(built))) return built;
-  throw new WbsyncError('internal', 'the database writer thread (writer-thread.worker.js) is missing', { hint: 'run `npm run build`' });
-}
+const workerScript = (): URL => threadScript('writer-thread.worker.js', import.meta.url, 'the database writer thread');
 
 export function toErrorFields(e: unknown): ErrorFields {
   if (e instanceof WbsyncError) {
