@@ -12,6 +12,7 @@ import type { Amendment, BoardRecord, Cell, Collection, Column, ColumnScope, Mod
 import { SPECS, fromRow, quoteCol, type EntitySpec } from '../tables/entity-specs.js';
 import type { StateReader } from '../port.js';
 import { BY_TIME, censusOf, censusSql, fewChangesIn, type PlainCensus } from './module-census.js';
+import { recordCensus, type RecordCensus } from './record-census.js';
 
 const OPEN = '9223372036854775807';
 
@@ -121,10 +122,8 @@ export function readModuleContent(db: Database.Database, moduleId: string, n: nu
 
 /** SQL: the module's records of any version in the window, and its top-level records at s. */
 export const everSql = `SELECT r.id FROM record_versions r WHERE r.module_id = @m AND r.valid_from <= @l AND coalesce(r.valid_to, ${OPEN}) > @s`;
-/** SQL: the module's sub-records at s, and its records with a version opened after s (by l): with
- * those at s, every record everSql names. */
+/** SQL: the module's sub-records at s (with those at s and those new since, every record everSql names). */
 const subAtS = `SELECT r.id FROM record_versions r WHERE r.module_id = @m AND r.parent_record_id IS NOT NULL AND r.valid_from <= @s AND coalesce(r.valid_to, ${OPEN}) > @s`;
-const openedSince = `SELECT r.id FROM record_versions r WHERE r.module_id = @m AND r.valid_from > @s AND r.valid_from <= @l`;
 /** SQL: a version at s closed by l, or one at l opened after s (an edit is one of each). */
 const changedVersion = (a: string): string => `((${a}.valid_from <= @s AND ${a}.valid_to > @s AND ${a}.valid_to <= @l) OR (${a}.valid_from > @s AND ${a}.valid_from <= @l AND coalesce(${a}.valid_to, ${OPEN}) > @l))`;
 /** A version of either side (not one that came and went in between). */
@@ -151,10 +150,18 @@ export function readModuleWindow(
   plainColumns: readonly string[],
   selected: readonly string[],
   listed: number,
-): { base: ModuleContent; after: ModuleContent; census: PlainCensus } {
+  recordsSelected = true,
+): { base: ModuleContent; after: ModuleContent; census: PlainCensus; records: RecordCensus & { counted: Set<string> } } {
   const p: Record<string, unknown> = { m: moduleId, s, l };
-  // every version of a record whose version differs between the sides (none of its versions is shared)
-  const recRows = recordRows(db, changedVersion('r'), p);
+  // the records whose version differs between the sides, paired and counted in SQL where plain
+  // (record-census.ts); read (every version of either side) those that are not, those new since,
+  // and the first page of the plain ones (the planner plans those: the page lists what it plans)
+  const recCensus = recordCensus(db, p, recordsSelected ? listed : 0);
+  const newSince = new Set(recCensus.newSince);
+  const firstPlain = new Set(recCensus.first);
+  const notPlainRecords = new Set(recCensus.notPlain);
+  const whole = [...new Set([...recCensus.notPlain, ...recCensus.first, ...newSince])];
+  const recRows = whole.length ? recordRows(db, `r.id IN (SELECT value FROM json_each(@k)) AND ${either('r')}`, { ...p, k: JSON.stringify(whole) }) : [];
   const parentCol = SPECS.record.fields.findIndex((x) => x.col === 'parent_record_id');
   const idCol = SPECS.record.fields.findIndex((x) => x.col === 'id');
   const idOf = (r: Row): string => r.rest[idCol] as string;
@@ -169,12 +176,10 @@ export function readModuleWindow(
   place(recRows);
   const notPlain = [...atS].filter(([id, r]) => r.rest[parentCol] === null && atL.get(id)?.rest[parentCol] !== null).map(([id]) => id);
   // the records whose plain cells are counted are those top-level at s and at l: the others of the
-  // window, named here (few, usually), are those of notPlain, the sub-records at s, and the records
-  // not at s — with a version opened since, none at s: one at s would have closed since (versions
-  // of a record do not overlap), so it is in atS
-  const nonPlain = new Set(notPlain);
+  // window, named here (few, usually), are those of notPlain (top-level at s, gone or under a parent
+  // by l: not plain records, so read), the sub-records at s, and the records not at s (new since)
+  const nonPlain = new Set([...notPlain, ...newSince]);
   for (const id of db.prepare(subAtS).pluck().all(p) as string[]) nonPlain.add(id);
-  for (const id of db.prepare(openedSince).pluck().all(p) as string[]) if (!atS.has(id)) nonPlain.add(id);
   p.nonPlain = JSON.stringify([...nonPlain]);
 
   // the records the planner rebuilds whole: gone by l, and (at s) under one, with every version
@@ -244,10 +249,15 @@ export function readModuleWindow(
     }
     return out;
   };
+  // the plain records read beyond the first page (as parents, or for their cells or notes): counted
+  // in SQL, so not planned again (a record whose version both sides share was not counted)
+  const counted = new Set<string>();
+  for (const [id, r] of atS) if (atL.has(id) && atL.get(id)!.vid !== r.vid && !notPlainRecords.has(id) && !firstPlain.has(id)) counted.add(id);
   return {
     base: { records: side<BoardRecord>(recRows, SPECS.record, s, recCache), cells: cellsAt(s, atS), amendments: notesAt(s, 0) },
     after: { records: side<BoardRecord>(recRows, SPECS.record, l, recCache), cells: cellsAt(l, atL), amendments: notesAt(l, 1) },
     census: changed.census,
+    records: { ...recCensus, counted },
   };
 }
 function side<T>(list: Row[], spec: EntitySpec, n: number, cache: Map<number, T>): T[] {
