@@ -122,7 +122,9 @@ export function readModuleContent(db: Database.Database, moduleId: string, n: nu
 
 /** SQL: the module's records of any version in the window, and its top-level records at s. */
 export const everSql = `SELECT r.id FROM record_versions r WHERE r.module_id = @m AND r.valid_from <= @l AND coalesce(r.valid_to, ${OPEN}) > @s`;
-/** SQL: the module's sub-records at s (with those at s and those new since, every record everSql names). */
+/** SQL: the module's records at s or at l (everSql but those that came and went in between). */
+const sidesSql = `SELECT r.id FROM record_versions r WHERE r.module_id = @m AND r.valid_from <= @l AND coalesce(r.valid_to, ${OPEN}) > @s AND (r.valid_from <= @s OR coalesce(r.valid_to, ${OPEN}) > @l)`;
+/** SQL: the module's sub-records at s. */
 const subAtS = `SELECT r.id FROM record_versions r WHERE r.module_id = @m AND r.parent_record_id IS NOT NULL AND r.valid_from <= @s AND coalesce(r.valid_to, ${OPEN}) > @s`;
 /** SQL: a version at s closed by l, or one at l opened after s (an edit is one of each). */
 const changedVersion = (a: string): string => `((${a}.valid_from <= @s AND ${a}.valid_to > @s AND ${a}.valid_to <= @l) OR (${a}.valid_from > @s AND ${a}.valid_from <= @l AND coalesce(${a}.valid_to, ${OPEN}) > @l))`;
@@ -175,9 +177,11 @@ export function readModuleWindow(
   };
   place(recRows);
   const notPlain = [...atS].filter(([id, r]) => r.rest[parentCol] === null && atL.get(id)?.rest[parentCol] !== null).map(([id]) => id);
-  // the records whose plain cells are counted are those top-level at s and at l: the others of the
-  // window, named here (few, usually), are those of notPlain (top-level at s, gone or under a parent
-  // by l: not plain records, so read), the sub-records at s, and the records not at s (new since)
+  // the records whose plain cells are counted are those top-level at s and at l: the others the
+  // census looks at (the records at s or at l), named here (few, usually), are those of notPlain
+  // (top-level at s, gone or under a parent by l: not plain records, so read), the sub-records at s,
+  // and the records at l new since. (A record that came and went in between is at neither side: no
+  // cell of it is on either, and the census leaves it out.)
   const nonPlain = new Set([...notPlain, ...newSince]);
   for (const id of db.prepare(subAtS).pluck().all(p) as string[]) nonPlain.add(id);
   p.nonPlain = JSON.stringify([...nonPlain]);
@@ -283,7 +287,7 @@ const structureAt = (kind: 'collection' | 'column', n: string): string => `SELEC
 
 /**
  * Cell versions at s closed by l and at l opened after s (an edit is one of each) of the module's
- * records, but those of `plainColumns` in the records not named in `@nonPlain` — and those counted, for
+ * records at s or at l, but those of `plainColumns` in the records not named in `@nonPlain` — and those counted, for
  * the `selected` columns (censusSql, module-census.ts: its first `limit`). The census groups the
  * changed versions by cell and names the groups that are not plain; only their versions are read
  * as rows (by their records, then kept by cell).
@@ -292,7 +296,7 @@ function changedCells(db: Database.Database, p: Record<string, unknown>, plainCo
   // a short window's changed cells are found by the versions closed and opened in it (unary + keeps
   // SQLite from seeking by record there), a long one's by the module's records: the same rows, those
   // by record in (record, column) order, grouped without a sort
-  const where = fewChangesIn(db, p.s as number, p.l as number, records * 8) ? `${BY_TIME} AND +c.record_id IN (${everSql})` : `c.record_id IN (${everSql}) AND ${changedVersion('c')}`;
+  const where = fewChangesIn(db, p.s as number, p.l as number, records * 8) ? `${BY_TIME} AND +c.record_id IN (${sidesSql})` : `c.record_id IN (${sidesSql}) AND ${changedVersion('c')}`;
   const list = db
     .prepare(censusSql(where))
     .raw(true)
