@@ -18,6 +18,7 @@
 // "is 1" (entity-specs.ts fromSql). A record whose version did not change plans nothing.
 
 import type Database from 'better-sqlite3';
+import { prepared } from './prepared.js';
 
 const OPEN = '9223372036854775807';
 
@@ -72,7 +73,7 @@ export interface RecordCensus {
 
 /** recordCensusSql run for (@m, @s, @l) with the first `limit` plain records named. */
 export function recordCensus(db: Database.Database, p: Record<string, unknown>, limit: number): RecordCensus {
-  const rows = db.prepare(recordCensusSql).raw(true).all({ m: p.m, s: p.s, l: p.l, limit: Math.max(limit, 0) }) as unknown[][];
+  const rows = prepared(db, recordCensusSql).raw(true).all({ m: p.m, s: p.s, l: p.l, limit: Math.max(limit, 0) }) as unknown[][];
   const out: RecordCensus = { steps: 0, writes: { name: 0, position: 0, isCompleted: 0, isArchived: 0, collectionId: 0 }, first: [], notPlain: [], newSince: [] };
   // the totals less the first page's (the planner plans those)
   const add = (r: unknown[], sign: number): void => {
@@ -85,6 +86,6 @@ export function recordCensus(db: Database.Database, p: Record<string, unknown>, 
     else if (r[0] === 1) (add(r, -1), out.first.push(r[1] as string));
     else out.notPlain.push(r[1] as string);
   }
-  if (newAtL) out.newSince = db.prepare(newSinceSql).pluck().all({ m: p.m, s: p.s, l: p.l }) as string[];
+  if (newAtL) out.newSince = prepared(db, newSinceSql).pluck().all({ m: p.m, s: p.s, l: p.l }) as string[];
   return out;
 }
