@@ -119,8 +119,10 @@ export function readModuleContent(db: Database.Database, moduleId: string, n: nu
 
 /** SQL: the module's records of any version in the window, and its top-level records at s. */
 export const everSql = `SELECT r.id FROM record_versions r WHERE r.module_id = @m AND r.valid_from <= @l AND coalesce(r.valid_to, ${OPEN}) > @s`;
-/** SQL: the module's records at s or at l (everSql but those that came and went in between). */
-const sidesSql = `SELECT r.id FROM record_versions r WHERE r.module_id = @m AND r.valid_from <= @l AND coalesce(r.valid_to, ${OPEN}) > @s AND (r.valid_from <= @s OR coalesce(r.valid_to, ${OPEN}) > @l)`;
+/** SQL: the module's records at s or at l (everSql but those that came and went in between), each
+ * once: those at s, and `@newSince` (those at l new since, record-census.ts). */
+const sidesSql = `SELECT r.id FROM record_versions r WHERE r.module_id = @m AND r.valid_from <= @s AND coalesce(r.valid_to, ${OPEN}) > @s
+  UNION ALL SELECT value FROM json_each(@newSince)`;
 /** SQL: the module's sub-records at s. */
 const subAtS = `SELECT r.id FROM record_versions r WHERE r.module_id = @m AND r.parent_record_id IS NOT NULL AND r.valid_from <= @s AND coalesce(r.valid_to, ${OPEN}) > @s`;
 /** SQL: a version at s closed by l, or one at l opened after s (an edit is one of each). */
@@ -185,6 +187,7 @@ export function readModuleWindow(
   const nonPlain = new Set([...notPlain, ...newSince]);
   for (const id of prepared(db, subAtS).pluck().all(p) as string[]) nonPlain.add(id);
   p.nonPlain = JSON.stringify([...nonPlain]);
+  p.newSince = JSON.stringify([...newSince]);
 
   // the records the planner rebuilds whole: gone by l, and (at s) under one, with every version
   const gone = [...atS.keys()].filter((id) => !atL.has(id));
