@@ -22,6 +22,7 @@ describe.each(['spec', 'observed'] as Dialect[])("rollback of the module's own r
       deals = d.records.filter((r) => r.module === x.mod && !r.parentRecord && !r.isArchived && !r.isDeleted).map((r) => r._id as string).slice(0, 3);
       related = (await call(x.h, 'POST', `/columns/${x.mod}`, { name: 'Related deal', type: 'relation', settings: { targetModule: x.mod, displayField: x.col('Deal value') } }, 'column'))._id;
       await setCell(x, deals[0]!, related, JSON.stringify([deals[1]]));
+      await setCell(x, deals[1]!, related, JSON.stringify([deals[2]]));
     });
     const { h } = b;
     try {
@@ -33,13 +34,16 @@ describe.each(['spec', 'observed'] as Dialect[])("rollback of the module's own r
           .map((v) => [v.record, v.value])
           .sort();
 
-      // DAMAGE: Deal value deleted; a pass sees it; then a member links a third deal
+      const beforeDamage = links();
+      expect(beforeDamage).toHaveLength(2);
+      // DAMAGE: Deal value deleted and one link removed; a pass sees it; then a member links a third deal
       await call(h, 'DELETE', `/columns/${dealValue}`);
+      await call(h, 'DELETE', `/record-values/${dumpOf(h.emu).values.find((v) => v.column === related && v.record === deals[0] && !v.isDeleted)!._id}`);
       await syncAfterDamage(h, { full: true });
       await setCell(b, deals[2]!, related, JSON.stringify([deals[0]]));
       await h.emu.idle();
-      const before = links();
-      expect(before).toHaveLength(2);
+      const later = links();
+      expect(later).toHaveLength(2);
 
       const dry = await rollbackCli(h, ['--module', b.mod, '--to-snapshot', String(b.s1), '--dry-run']);
       // the link made after the damage is listed as a conflict, kept (exit 5)
@@ -56,7 +60,9 @@ describe.each(['spec', 'observed'] as Dialect[])("rollback of the module's own r
       // the relation column is the same column, its links all there (the one made after the damage too)
       const cols = dumpOf(h.emu).columns.filter((c) => c.module === b.mod && c.name === 'Related deal' && !c.isDeleted);
       expect(cols.map((c) => c._id)).toEqual([related]);
-      expect(links()).toEqual(before);
+      // every link: the one the damage removed put back, the one made after the damage kept
+      expect(links()).toEqual([...later, ...beforeDamage.filter(([r]) => r === deals[0])].sort());
+      expect(links()).toHaveLength(3);
       expect(res.code, res.err || res.out).toBe(5);
       expect(res.json.conflicts).toEqual([expect.objectContaining({ entity: 'cell', field: 'value', live: JSON.stringify([deals[0]]), label: expect.stringContaining('Related deal') })]);
       const declared = res.json.notRestored.filter((n: any) => n.id === related);

@@ -74,6 +74,7 @@ export function planRepointColumns(ctx: PlanContext, updates: ColumnUpdates): vo
     }
     const { settings: _dropped, ...body } = upd?.body ?? {};
     ctx.repointedColumns.add(c.id);
+    if (c.type === 'relation') ctx.keptColumns.add(c.id);
     ctx.repoint.push({ entity: 'column', id: c.id, name: c.name, type: c.type, names: refs });
     ctx.count('columnsRepointed');
     ctx.steps.repointColumns.push({
