@@ -80,7 +80,7 @@ describe('rollback planners', () => {
     const step = p.plan.phases[1]!.steps[0] as Extract<Step, { op: 'repointColumn' }>;
     expect(step).toMatchObject({ settings: { refs: ['k-rel'] }, body: { name: 'Customer value' }, remake: { name: 'Customer value', type: 'reference', scope: 'record' }, then: { position: 1, width: 180 } });
     expect(p.liveIds.has('k-ref')).toBe(false);
-    expect(p.repoint).toEqual([{ entity: 'column', id: 'k-ref', name: 'Renamed', names: ['k-rel'] }]);
+    expect(p.repoint).toEqual([{ entity: 'column', id: 'k-ref', name: 'Renamed', type: 'reference', names: ['k-rel'] }]);
   });
 
   it('a reference whose relation is recreated too is made after it; automations naming a recreated column or collection are re-pointed', () => {
