@@ -3,7 +3,7 @@
 // other S3-compatible stores work. Credentials come from the SDK's standard chain (AWS_* variables,
 // shared files, instance roles) — never from wbsync's configuration or flags.
 
-import { Readable } from 'node:stream';
+import { PassThrough, Readable } from 'node:stream';
 import type { S3Client } from '@aws-sdk/client-s3';
 import { shown } from '../domain/display-text.js';
 import type { Config } from '../config/schema.js';
@@ -109,7 +109,12 @@ export function createS3Store(s: S3Settings): ObjectStore {
         const { client, sdk } = await open();
         const res = await client.send(new sdk.s3.GetObjectCommand({ Bucket: s.bucket, Key: key }));
         if (!res.Body) throw new Error('empty body');
-        return res.Body as Readable;
+        // the body streams after the answer: a store that stalls mid-body fails it with the same
+        // error (naming the endpoint and the setting) as one that stalls before answering
+        const body = res.Body as Readable;
+        const out = new PassThrough();
+        body.on('error', (e) => out.destroy(storageError(`download of ${key}`, where, e, s)));
+        return body.pipe(out);
       }),
     list: (prefix) =>
       guard(`listing of ${prefix}`, async () => {

@@ -12,35 +12,47 @@ import * as age from 'age-encryption';
 import S3rver from 's3rver';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { createS3Store, MAX_ATTEMPTS } from '../../src/offsite/object-store.js';
-import { listCopies, pushCopy } from '../../src/offsite/offsite.js';
+import { fetchCopy, listCopies, pushCopy } from '../../src/offsite/offsite.js';
 import { makeHarness, tempDir, type Harness } from '../helpers/harness.js';
 
 const PREFIX = 'wbsync/stall/';
 
-/** Forwards to s3rver, except a connection whose first request uploads a copy: it reads that
- * request, answers part of a response (`partial`) and then says nothing more, holding the socket. */
-async function stallingProxy(upstreamPort: number, partial: string): Promise<{ port: number; stalled: () => number; close: () => Promise<void> }> {
+/** Forwards to s3rver, except a request (on any connection, kept alive or new) whose request line
+ * matches `stalls`: with `passBytes`, the first passBytes of s3rver's answer pass and the rest is
+ * held; without, the request is swallowed and `partial` (part of a response) is all that comes back.
+ * Either way the socket then stays open and silent. */
+async function stallingProxy(upstreamPort: number, partial: string, stalls = /^PUT \S*\/copies\//, passBytes = 0): Promise<{ port: number; stalled: () => number; close: () => Promise<void> }> {
   let stalled = 0;
   const sockets = new Set<net.Socket>();
   const server = net.createServer((client) => {
     sockets.add(client);
     client.on('close', () => sockets.delete(client));
     client.on('error', () => undefined);
-    client.once('data', (first: Buffer) => {
-      const line = first.subarray(0, first.indexOf('\r\n')).toString('latin1');
-      if (/^PUT \S*\/copies\//.test(line)) {
+    const up = net.connect(upstreamPort, '127.0.0.1');
+    sockets.add(up);
+    up.on('close', () => sockets.delete(up));
+    up.on('error', () => client.destroy());
+    let silent = false; // swallowing: nothing more either way
+    let budget: number | null = null; // answer bytes still passed, once stalling
+    client.on('data', (chunk: Buffer) => {
+      if (silent) return;
+      const line = chunk.subarray(0, Math.max(0, chunk.indexOf('\r\n'))).toString('latin1');
+      if (budget === null && stalls.test(line)) {
         stalled++;
-        client.on('data', () => undefined); // swallow the body, never answer the rest
-        client.write(partial);
-        return;
+        if (passBytes === 0) {
+          silent = true;
+          client.write(partial);
+          return;
+        }
+        budget = passBytes;
       }
-      const up = net.connect(upstreamPort, '127.0.0.1');
-      sockets.add(up);
-      up.on('close', () => sockets.delete(up));
-      up.on('error', () => client.destroy());
-      up.write(first);
-      client.pipe(up);
-      up.pipe(client);
+      up.write(chunk);
+    });
+    up.on('data', (d: Buffer) => {
+      if (silent) return;
+      if (budget === null) return void client.write(d);
+      if (budget > 0) client.write(d.subarray(0, budget));
+      budget = Math.max(0, budget - d.length);
     });
   });
   await new Promise<void>((r) => server.listen(0, '127.0.0.1', r));
@@ -145,6 +157,38 @@ describe('an offsite store that stalls mid-response', () => {
     } finally {
       check.close();
     }
+  });
+
+  it("fetch: the copy's body stops half-way — fails in bounded time with the same error, leaves no file", { timeout: 30_000 }, async () => {
+    const identity = await age.generateIdentity();
+    const store = direct();
+    let object = '';
+    try {
+      object = (await pushCopy(h.store, store, { prefix: `${PREFIX}fetch/`, recipients: [await age.identityToRecipient(identity)] }, new Date())).object;
+    } finally {
+      store.close();
+    }
+    const proxy = await stallingProxy(s3Port, '', /^GET \S*\/copies\//, 2000);
+    const endpoint = `http://127.0.0.1:${proxy.port}`;
+    const objects = createS3Store({ bucket: 'backups', prefix: `${PREFIX}fetch/`, endpoint, region: 'us-east-1', forcePathStyle: true, timeoutMs: 1000, timeoutSetting: 'offsite.timeoutSeconds' });
+    const out = join(scratch.dir, 'fetched-stalled.db');
+    const started = Date.now();
+    try {
+      const err = await fetchCopy(objects, `${PREFIX}fetch/`, { identities: [identity], out }).then(
+        () => null,
+        (e: unknown) => e as Error & { code?: string },
+      );
+      expect(err).toMatchObject({ code: 'unreachable' });
+      expect(err!.message).toContain(`offsite download of ${object}`);
+      expect(err!.message).toContain(endpoint);
+      expect(err!.message).toContain('offsite.timeoutSeconds = 1');
+    } finally {
+      objects.close();
+      await proxy.close();
+    }
+    expect(Date.now() - started).toBeLessThan(15_000);
+    expect(proxy.stalled()).toBe(1);
+    expect(fs.readdirSync(scratch.dir).filter((f) => f.startsWith('fetched-stalled'))).toEqual([]);
   });
 
   it('offsite.timeoutSeconds is validated', async () => {
