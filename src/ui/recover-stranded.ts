@@ -16,6 +16,8 @@ import type { FoundBy, ModuleTree } from '../restore/index.js';
 export function strandedRecords(base: ModuleTree, after: ModuleTree, feed: () => readonly Activity[]): Map<string, FoundBy> {
   const found = new Map<string, FoundBy>();
   const liveCollections = new Set(after.collections.map((c) => c.id));
+  // (no collection gone: nothing to look at — the preview of a big module pays nothing for this)
+  if (base.collections.every((c) => liveCollections.has(c.id))) return found;
   const liveRecords = new Set(after.records.map((r) => r.id));
   const tops = base.records.filter((r) => r.parentRecordId === null && !liveRecords.has(r.id) && r.collectionId !== null && !liveCollections.has(r.collectionId));
   if (!tops.length) return found;
