@@ -1,6 +1,11 @@
 // The recover page's rollback preview: `rollback`'s own planner on the two sides read by
 // store/read/module-window.ts (the snapshot, and the latest backup standing in for the service), except
-// that the value changes of plain cells are counted in SQL and only the first page of them is read.
+// that the value changes of plain cells are counted in SQL and only the first page of them is read,
+// and the fields put back on plain records likewise (store/read/record-census.ts says which records
+// are plain and why their count is the planner's): the planner plans the first page of those (the
+// page lists its writes) and the records that are not plain, and is told which records it is given
+// all the same were counted (`fieldsCounted`). With at least a page of plain records planned, every
+// record write the page can list is the planner's.
 //
 // As the command's dry run, the other modules' columns and automations (here as the latest backup
 // holds them) are given to the planner when the snapshot holds a collection or column that is gone:
