@@ -9,7 +9,8 @@ import { readModuleLive } from '../../sync/live-module.js';
 import { kindsFlag } from './rollback.js';
 import { intFlag, listFlag, stringFlag } from '../flag-values.js';
 import type { CommandContext } from '../command.js';
-import { openClient, openDb } from '../open.js';
+import { openClient } from '../open.js';
+import { openDb } from '../open-db.js';
 
 export async function runDiffCommand(ctx: CommandContext): Promise<number> {
   const flags = ctx.args.flags;

@@ -11,7 +11,7 @@ import { objectStoreOf } from '../../offsite/object-store.js';
 import { liftErasure, listErasures } from '../../store/erasure/index.js';
 import { listFlag, stringFlag } from '../flag-values.js';
 import type { CommandContext } from '../command.js';
-import { lockForWrite, openDb } from '../open.js';
+import { lockForWrite, openDb } from '../open-db.js';
 
 const usageHint = { hint: "give --user ID, --record ID… or --module ID, or --lift ID; see 'wbsync erase --help'" };
 

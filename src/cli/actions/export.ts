@@ -6,7 +6,7 @@ import { shown } from '../../domain/display-text.js';
 import { WbsyncError } from '../../domain/errors.js';
 import { intFlag, stringFlag } from '../flag-values.js';
 import type { CommandContext } from '../command.js';
-import { openDb } from '../open.js';
+import { openDb } from '../open-db.js';
 
 const FORMATS = ['sqlite', 'csv', 'jsonl'] as const;
 type Format = (typeof FORMATS)[number];

@@ -10,7 +10,7 @@ import { objectStoreOf } from '../../offsite/object-store.js';
 import { fetchCopy, listCopies, pruneCopies, pushCopy, verifyCopies } from '../../offsite/offsite.js';
 import { intFlag, stringFlag } from '../flag-values.js';
 import type { CommandContext } from '../command.js';
-import { openDb } from '../open.js';
+import { openDb } from '../open-db.js';
 import { createProgressLine } from '../progress.js';
 
 const usageHint = { hint: "see 'wbsync offsite --help'" };

@@ -6,7 +6,7 @@ import { activeHolds, releaseHold, type Hold } from '../../store/retention/index
 import type { SnapshotInfo } from '../../store/port.js';
 import { intFlag } from '../flag-values.js';
 import type { CommandContext } from '../command.js';
-import { openDb } from '../open.js';
+import { openDb } from '../open-db.js';
 
 /** What an incremental pass re-read in full for the freshness window (from its summary). */
 export function reverifiedOf(s: SnapshotInfo): { modules: string[]; workspaces: string[]; requests: number } | null {

@@ -9,7 +9,8 @@ import type { TripwireOutcome } from '../../tripwire/check-pass.js';
 import { Notifier } from '../../alerts/notifier.js';
 import { listFlag } from '../flag-values.js';
 import type { CommandContext } from '../command.js';
-import { lockForWrite, openClient, openDb } from '../open.js';
+import { openClient } from '../open.js';
+import { lockForWrite, openDb } from '../open-db.js';
 import { createProgressLine } from '../progress.js';
 
 function countsLine(counts: Record<string, number>): string {

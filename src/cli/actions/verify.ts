@@ -4,7 +4,7 @@
 import { shown } from '../../domain/display-text.js';
 import { EXIT_CODES } from '../../domain/errors.js';
 import type { CommandContext } from '../command.js';
-import { openDb } from '../open.js';
+import { openDb } from '../open-db.js';
 
 export async function runVerifyCommand(ctx: CommandContext): Promise<number> {
   const store = openDb(ctx, { readonly: true });
