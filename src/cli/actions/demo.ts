@@ -1,7 +1,7 @@
 // `wbsync demo`: the newcomer tour on the bundled emulator — mirror, query, delete a board,
 // restore it, and show that nothing differs; undo a bulk overwrite in place, keeping a later edit —
 // then how to point wbsync at a real service.
-// What `demo` does, loaded only when it runs (its help and flags: ../commands/demo.ts).
+// What it does, loaded only when it runs (its help and flags: ../commands/demo.ts).
 
 import { rmSync } from 'node:fs';
 import { resolve } from 'node:path';

@@ -1,6 +1,6 @@
 // `wbsync diff`: snapshot vs live (default) or vs another snapshot, entity by entity, field by
 // field. Exit 0 when equal, 1 when different.
-// What `diff` does, loaded only when it runs (its help and flags: ../commands/diff.ts).
+// What it does, loaded only when it runs (its help and flags: ../commands/diff.ts).
 
 import { EXIT_CODES, WbsyncError } from '../../domain/errors.js';
 import type { ServiceClient } from '../../api/port.js';

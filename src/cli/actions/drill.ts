@@ -1,6 +1,6 @@
 // `wbsync drill`: proves the backup restores — snapshot N restored into a scratch service (the
 // bundled emulator, or a staging service), read back and compared. Exit 0 only when equal.
-// What `drill` does, loaded only when it runs (its help and flags: ../commands/drill.ts).
+// What it does, loaded only when it runs (its help and flags: ../commands/drill.ts).
 
 import { EXIT_CODES, WbsyncError } from '../../domain/errors.js';
 import { runDrill } from '../../drill/drill.js';

@@ -1,5 +1,5 @@
 // `wbsync emulator`: the bundled in-memory service emulator, for trying wbsync and for tests.
-// What `emulator` does, loaded only when it runs (its help and flags: ../commands/emulator.ts).
+// What it does, loaded only when it runs (its help and flags: ../commands/emulator.ts).
 
 import { WbsyncError } from '../../domain/errors.js';
 import { runEmulatorCommand as startEmulatorProcess } from '../../emulator/command.js';

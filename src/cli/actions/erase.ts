@@ -1,6 +1,6 @@
 // `wbsync erase`: remove a person, records or a module from every version (bytes included), keep a
 // ledger that restores and syncs honour; `--lift ID` takes an entry off the ledger.
-// What `erase` does, loaded only when it runs (its help and flags: ../commands/erase.ts).
+// What it does, loaded only when it runs (its help and flags: ../commands/erase.ts).
 
 import { shown } from '../../domain/display-text.js';
 import { EXIT_CODES, WbsyncError } from '../../domain/errors.js';

@@ -1,6 +1,6 @@
 // `wbsync export`: a standalone SQLite copy whose views show one snapshot, or (--format csv|jsonl)
 // one plain file per view in a folder.
-// What `export` does, loaded only when it runs (its help and flags: ../commands/export.ts).
+// What it does, loaded only when it runs (its help and flags: ../commands/export.ts).
 
 import { shown } from '../../domain/display-text.js';
 import { WbsyncError } from '../../domain/errors.js';

@@ -1,6 +1,6 @@
 // `wbsync fleet drain WORKER` and `wbsync fleet adopt TENANT --to WORKER`: moving tenants between
 // workers with their history (src/fleet/move.ts says how).
-// What `fleet-move` does, loaded only when it runs (its help and flags: ../commands/fleet-move.ts).
+// What it does, loaded only when it runs (its help and flags: ../commands/fleet-move.ts).
 
 import { shown } from '../../domain/display-text.js';
 import { EXIT_CODES, WbsyncError } from '../../domain/errors.js';

@@ -1,5 +1,5 @@
 // `wbsync fleet tenant add | list | pause | resume | remove`: the fleet's tenant registry in Postgres.
-// What `fleet-tenant` does, loaded only when it runs (its help and flags: ../commands/fleet-tenant.ts).
+// What it does, loaded only when it runs (its help and flags: ../commands/fleet-tenant.ts).
 
 import { readFileSync } from 'node:fs';
 import { shown } from '../../domain/display-text.js';

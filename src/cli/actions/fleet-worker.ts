@@ -1,5 +1,5 @@
 // `wbsync fleet worker`, `wbsync fleet status` and `wbsync fleet budget`.
-// What `fleet-worker` does, loaded only when it runs (its help and flags: ../commands/fleet-worker.ts).
+// What it does, loaded only when it runs (its help and flags: ../commands/fleet-worker.ts).
 
 import { EXIT_CODES, WbsyncError } from '../../domain/errors.js';
 import { withFleetDb } from '../../fleet/connect.js';

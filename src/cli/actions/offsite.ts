@@ -1,6 +1,6 @@
 // `wbsync offsite push | list | fetch | verify`: age-encrypted copies of the latest snapshot in
 // S3-compatible storage. The daemon's host holds only public keys; --identity is read at recovery.
-// What `offsite` does, loaded only when it runs (its help and flags: ../commands/offsite.ts).
+// What it does, loaded only when it runs (its help and flags: ../commands/offsite.ts).
 
 import { readFileSync } from 'node:fs';
 import { shown } from '../../domain/display-text.js';

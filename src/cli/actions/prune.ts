@@ -1,6 +1,6 @@
 // `wbsync prune`: forget the snapshots a retention policy (flags, else `retention.*`) does not
 // keep, without changing what any kept snapshot shows; `--dry-run` lists exactly what would go.
-// What `prune` does, loaded only when it runs (its help and flags: ../commands/prune.ts).
+// What it does, loaded only when it runs (its help and flags: ../commands/prune.ts).
 
 import { shown } from '../../domain/display-text.js';
 import { WbsyncError } from '../../domain/errors.js';

@@ -1,6 +1,6 @@
 // `wbsync restore workspace ID`: the whole workspace back, here or on another service
 // (--target-url with --target-key-file), users mapped with --map-users FILE. Part of `restore`.
-// What `restore-workspace` does, loaded only when it runs (its help and flags: ../commands/restore-workspace.ts).
+// What it does, loaded only when it runs (its help and flags: ../commands/restore-workspace.ts).
 
 import { readFileSync } from 'node:fs';
 import { z } from 'zod';

@@ -1,6 +1,6 @@
 // `wbsync restore module ID`, `wbsync restore records ID…` (and `restore workspace ID`, its own file): plan, then apply through a journal
 // in the database, so running the same command again resumes without creating anything twice.
-// What `restore` does, loaded only when it runs (its help and flags: ../commands/restore.ts).
+// What it does, loaded only when it runs (its help and flags: ../commands/restore.ts).
 
 import { shown } from '../../domain/display-text.js';
 import { EXIT_CODES, WbsyncError } from '../../domain/errors.js';

@@ -1,7 +1,7 @@
 // `wbsync rollback`: put the selected part of a live module back as it was at a snapshot, in place,
 // three-way (fields edited after the damage are conflicts, kept unless --force), through the
 // restore journal (run the same command again to resume).
-// What `rollback` does, loaded only when it runs (its help and flags: ../commands/rollback.ts).
+// What it does, loaded only when it runs (its help and flags: ../commands/rollback.ts).
 
 import { shown } from '../../domain/display-text.js';
 import { EXIT_CODES, WbsyncError } from '../../domain/errors.js';

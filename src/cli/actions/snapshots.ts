@@ -1,5 +1,5 @@
 // `wbsync snapshots`: the list of snapshots with their status, counts and re-verification.
-// What `snapshots` does, loaded only when it runs (its help and flags: ../commands/snapshots.ts).
+// What it does, loaded only when it runs (its help and flags: ../commands/snapshots.ts).
 
 import { shown } from '../../domain/display-text.js';
 import { activeHolds, releaseHold, type Hold } from '../../store/retention/index.js';

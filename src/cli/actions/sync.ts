@@ -1,5 +1,5 @@
 // `wbsync sync`: one pass, incremental when cursors exist, else full.
-// What `sync` does, loaded only when it runs (its help and flags: ../commands/sync.ts).
+// What it does, loaded only when it runs (its help and flags: ../commands/sync.ts).
 
 import { shown } from '../../domain/display-text.js';
 import { EXIT_CODES } from '../../domain/errors.js';

@@ -1,6 +1,6 @@
 // `wbsync ui`: the read-only web console over a database, without a daemon (the daemon serves the
 // same pages under /ui/ on daemon.listen).
-// What `ui` does, loaded only when it runs (its help and flags: ../commands/ui.ts).
+// What it does, loaded only when it runs (its help and flags: ../commands/ui.ts).
 
 import { shown } from '../../domain/display-text.js';
 import { parseListen } from '../../config/listen.js';

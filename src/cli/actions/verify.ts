@@ -1,5 +1,5 @@
 // `wbsync verify`: integrity and history checks; non-zero on any problem.
-// What `verify` does, loaded only when it runs (its help and flags: ../commands/verify.ts).
+// What it does, loaded only when it runs (its help and flags: ../commands/verify.ts).
 
 import { shown } from '../../domain/display-text.js';
 import { EXIT_CODES } from '../../domain/errors.js';
