@@ -7,7 +7,8 @@
 // and notes that differ between the two snapshots, what the planner rebuilds whole, and the records
 // those name (the rest compare equal and plan nothing); and the cells of
 // plain columns, one identical step each, are counted in SQL (store/read/module-census.ts) rather than
-// planned one by one — why that count is the planner's is said in recover-restore.ts and
+// planned one by one, as are the fields put back on plain records past the first page
+// (store/read/record-census.ts) — why that count is the planner's is said in recover-restore.ts and
 // recover-rollback.ts. A rollback's fields put back are listed up to a first page, with their total.
 
 import { commandLine } from '../domain/shell-command.js';

@@ -1,6 +1,11 @@
 // The recover page's rollback preview: `rollback`'s own planner on the two sides read by
 // store/read/module-window.ts (the snapshot, and the latest backup standing in for the service), except
-// that the value changes of plain cells are counted in SQL and only the first page of them is read.
+// that the value changes of plain cells are counted in SQL and only the first page of them is read,
+// and the fields put back on plain records likewise (store/read/record-census.ts says which records
+// are plain and why their count is the planner's): the planner plans the first page of those (the
+// page lists its writes) and the records that are not plain, and is told which records it is given
+// all the same were counted (`fieldsCounted`). With at least a page of plain records planned, every
+// record write the page can list is the planner's.
 //
 // As the command's dry run, the other modules' columns and automations (here as the latest backup
 // holds them) are given to the planner when the snapshot holds a collection or column that is gone:
@@ -64,7 +69,8 @@ export function previewRollback(
   const structure = new Set([...snapState.collections(moduleId).map((c) => c.id), ...baseColumns.map((c) => c.id)]);
   const plain = plainRollbackColumns(baseColumns, latestState.columns(moduleId), structure);
   const selected = opts.columnId ? plain.filter((c) => c === opts.columnId) : plain;
-  const window = readModuleWindow(store.db, moduleId, snapshot, latest, plain, selected, opts.listed);
+  // (with --column no record's own fields are selected: no plain record plans anything)
+  const window = readModuleWindow(store.db, moduleId, snapshot, latest, plain, selected, opts.listed, !opts.columnId);
   // the ledger: an erased record or person's amendment is listed as not restorable, as the command will
   const base = treeFromState(withContent(snapState, moduleId, window.base), moduleId, store.db)!;
   const after = treeFromState(withContent(latestState, moduleId, window.after), moduleId)!;
@@ -90,6 +96,8 @@ export function previewRollback(
     // automations naming what the rollback would recreate are re-pointed (counted in the preview)
     automations: [...after.automations, ...latestState.workspaceAutomations(ws)],
     ...(gone ? { foreign: foreignFromState(latestState, ws, moduleId) } : {}),
+    // the plain records read beyond the first page: counted in SQL (window.records)
+    fieldsCounted: window.records.counted,
   });
 
   // the planner's cell writes sit in one run between the record writes and the amendments'
@@ -121,29 +129,43 @@ export function previewRollback(
 
   const counts = { ...r.counts };
   const summary = summarisePlan(r.plan);
-  if (added) {
-    counts['cells'] = (counts['cells'] ?? 0) + added;
-    let phase = summary.phases.find((p) => p.name === 'records and cells');
-    if (!phase) {
-      phase = { name: 'records and cells', steps: 0, ops: {}, writesAtMost: 0, chained: 0 };
-      const structural = new Set(['collections', 'columns', 'columns naming recreated columns', 'columns re-pointed at recreated ones']);
-      const at = summary.phases.findIndex((p) => !structural.has(p.name));
-      summary.phases.splice(at < 0 ? summary.phases.length : at, 0, phase);
-    }
-    for (const [op, n] of Object.entries(census.counts)) if (n) phase.ops[op] = (phase.ops[op] ?? 0) + n;
-    phase.steps += added;
-    phase.writesAtMost += added;
-    summary.writesAtMost += added;
-  }
+  // the plain records' steps (one updateRecord each, one write) and fields put back, counted in SQL
+  const records = opts.columnId ? { steps: 0, fields: 0 } : { steps: window.records.steps, fields: Object.values(window.records.writes).reduce((a, b) => a + b, 0) };
+  counts['records'] = (counts['records'] ?? 0) + records.steps;
+  if (added) counts['cells'] = (counts['cells'] ?? 0) + added;
+  addSteps(summary, { updateRecord: records.steps, ...census.counts });
   return {
     counts,
     summary,
     notRestored: r.plan.notRestored,
     writes: listed,
-    writeCount: writes.length + added,
+    writeCount: writes.length + added + records.fields,
     newRecords: r.newRecords.map((x) => ({ id: x.id, name: x.name })),
     repointed: repointReport(r.repoint, null),
   };
+}
+
+/** Steps counted in SQL added to the plan's "records and cells" phase (each one write, none chained),
+ * the phase made where the planner puts it when it planned none: after the structure. */
+function addSteps(summary: PlanSummary, ops: Record<string, number>): void {
+  const n = Object.values(ops).reduce((a, b) => a + b, 0);
+  if (!n) return;
+  let phase = summary.phases.find((p) => p.name === 'records and cells');
+  if (!phase) {
+    phase = { name: 'records and cells', steps: 0, ops: {}, writesAtMost: 0, chained: 0 };
+    const structural = new Set(['collections', 'columns', 'columns naming recreated columns', 'columns re-pointed at recreated ones']);
+    const at = summary.phases.findIndex((p) => !structural.has(p.name));
+    summary.phases.splice(at < 0 ? summary.phases.length : at, 0, phase);
+  }
+  // (in the planner's order: record steps, then cells)
+  const merged: Record<string, number> = {};
+  for (const [op, k] of Object.entries({ updateRecord: 0, ...phase.ops })) merged[op] = k + (ops[op] ?? 0);
+  for (const [op, k] of Object.entries(ops)) if (!(op in merged) && k) merged[op] = k;
+  if (!merged['updateRecord']) delete merged['updateRecord'];
+  phase.ops = merged;
+  phase.steps += n;
+  phase.writesAtMost += n;
+  summary.writesAtMost += n;
 }
 
 /** "record · column" as planCells writes it: the live record's name, the live column's. */

@@ -1,9 +1,10 @@
 // The console's Recover page says what a rollback or a restore would do before anyone runs it. Its
 // numbers must be the ones the command's own --dry-run then gives for the same selection, read from
 // the live service: after damage of every kind the preview handles (status values overwritten and
-// cleared, records renamed and deleted with their sub-records, a relation column deleted, a record
-// added), synced, nobody editing since — rollback of the whole module and of one column, and the
-// whole-module restore (as a copy), both dialects. And when the rollback recreates structure other
+// cleared, records renamed, completed, moved, reordered, archived and deleted with their
+// sub-records, a relation column deleted, a record added), synced, nobody editing since — rollback
+// of the whole module and of one column (first pages of every size: what is past the page is
+// counted in SQL), and the whole-module restore (as a copy), both dialects. And when the rollback recreates structure other
 // modules name (another module's automation and relation/reference columns naming deleted columns
 // and a collection), the preview re-points and declares the same objects as `rollback --dry-run --json`.
 
@@ -37,22 +38,38 @@ describe.each(['spec', 'observed'] as Dialect[])('recover previews give the dry 
       for (const id of [b.rec('SSO with SAML'), b.rec('Dark mode')]) await call(h, 'DELETE', `/records/${id}`);
       await call(h, 'DELETE', `/columns/${b.col('Customer')}`);
       await call(h, 'POST', `/records/${b.coll('Now')}`, { name: 'Added after the damage' });
+      // every field a record step writes back: completion, position, collection, and an archived row
+      // (brought back whole); the plain ones are counted in SQL past the preview's first page
+      await call(h, 'PUT', `/records/${records[1]}`, { isCompleted: true });
+      await call(h, 'PUT', `/records/${records[2]}`, { position: 97.5 });
+      await call(h, 'PUT', `/records/${records[3]}`, { collectionName: b.coll('Later') });
+      await call(h, 'PUT', `/records/${records[4]}`, { isArchived: true });
       const latest = await syncAfterDamage(h, { full: true });
 
       for (const column of [undefined, status]) {
-        const preview = previewRecover(h.store, { moduleId: b.mod, snapshot: b.s1, scope: 'rollback', columnId: column, attribution: ATTRIBUTION });
-        expect(preview.latest).toBe(latest);
         const dry = await runRollback(h, { moduleId: b.mod, toSnapshot: b.s1, dryRun: true, ...(column ? { columns: [column] } : {}) });
         expect(dry.dryRun).toBe(true);
         expect(dry.conflicts, 'nobody edited since the last pass').toEqual([]);
-        expect(preview.counts).toEqual(dry.counts);
-        expect(preview.summary).toEqual(dry.plan);
-        expect(preview.notRestored).toEqual(dry.notRestored);
-        // the service lists in its own order: the same fields put back, whatever the order
-        expect(preview.writeCount).toBe(dry.writes.length);
-        expect(preview.writes.map(key).sort()).toEqual(dry.writes.map(key).sort());
-        expect(preview.newRecords.map((r) => r.id).sort()).toEqual(dry.newRecords.map((r) => r.id).sort());
-        if (!column) expect(preview.counts['cells'] ?? 0, 'the overwritten statuses').toBeGreaterThanOrEqual(4);
+        // the first page as the page shows it, one write, none (all counted)
+        for (const listed of [undefined, 1, 0]) {
+          const preview = previewRecover(h.store, { moduleId: b.mod, snapshot: b.s1, scope: 'rollback', columnId: column, attribution: ATTRIBUTION, ...(listed === undefined ? {} : { listed }) });
+          expect(preview.latest).toBe(latest);
+          expect(preview.counts).toEqual(dry.counts);
+          expect(preview.summary).toEqual(dry.plan);
+          expect(preview.notRestored).toEqual(dry.notRestored);
+          // the service lists in its own order: the same fields put back, whatever the order
+          expect(preview.writeCount).toBe(dry.writes.length);
+          const listedKeys = preview.writes.map(key);
+          if (listed === undefined) expect(listedKeys.sort()).toEqual(dry.writes.map(key).sort());
+          else expect(listedKeys.length).toBe(Math.min(listed, dry.writes.length));
+          for (const k of listedKeys) expect(dry.writes.map(key)).toContain(k);
+          expect(preview.newRecords.map((r) => r.id).sort()).toEqual(dry.newRecords.map((r) => r.id).sort());
+        }
+        if (!column) {
+          const fields = new Set(dry.writes.filter((w) => w.entity === 'record').map((w) => w.field));
+          for (const f of ['name', 'isCompleted', 'position', 'collectionId', 'isArchived']) expect([...fields], f).toContain(f);
+          expect(dry.counts['cells'] ?? 0, 'the overwritten statuses').toBeGreaterThanOrEqual(4);
+        }
       }
 
       const restore = previewRecover(h.store, { moduleId: b.mod, snapshot: b.s1, scope: 'module', attribution: ATTRIBUTION });

@@ -29,6 +29,9 @@ export interface RollbackInput {
   /** Records of the snapshot that no listing shows but that answer by id, and how they were found:
    * they come back in place (their fields, cells and amendments as the service holds them). */
   found?: ReadonlyMap<string, FoundBy>;
+  /** Records whose own fields the caller has counted itself (the console's preview counts plain
+   * records in SQL: store/read/record-census.ts): their fields are not planned here again. */
+  fieldsCounted?: ReadonlySet<string>;
   /** Live automations of the module and of the workspace: those naming what the run recreates are
    * re-pointed to the copies. */
   automations?: readonly Automation[];

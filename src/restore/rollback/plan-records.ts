@@ -66,7 +66,7 @@ function declare(ctx: PlanContext, r: BoardRecord, reason: string): void {
 function planInPlace(ctx: PlanContext): void {
   for (const r of ctx.base.records) {
     const now = ctx.liveRecords.get(r.id);
-    if (!now || ctx.recreatedRecords.has(r.id)) continue;
+    if (!now || ctx.recreatedRecords.has(r.id) || ctx.input.fieldsCounted?.has(r.id)) continue;
     const movedOut = r.collectionId !== null && ctx.recreated.has(r.collectionId);
     const selected = ctx.pick.record(r.id);
     const found = ctx.found.get(r.id);

@@ -6,6 +6,7 @@
 // say which cells are plain and why the count is the planner's).
 
 import type Database from 'better-sqlite3';
+import { prepared } from './prepared.js';
 
 const OPEN = '9223372036854775807';
 /** SQL: a cell version at s closed by l, or one at l opened after s, each half on its index (valid_to, valid_from: a MULTI-INDEX OR),
@@ -20,12 +21,9 @@ const IN_JSON = (p: string): string => `(SELECT value FROM json_each(@${p}))`;
  */
 export function countValuedCellsOf(db: Database.Database, n: number, columns: readonly string[], records: readonly string[]): number {
   if (!columns.length || !records.length) return 0;
-  return db
-    .prepare(
-      `SELECT count(*) FROM cell_versions c
+  return prepared(db, `SELECT count(*) FROM cell_versions c
         WHERE c.record_id IN ${IN_JSON('recs')} AND c.valid_from <= @n AND coalesce(c.valid_to, ${OPEN}) > @n
-          AND c.value IS NOT NULL AND c.column_id IN ${IN_JSON('cols')}`,
-    )
+          AND c.value IS NOT NULL AND c.column_id IN ${IN_JSON('cols')}`)
     .pluck()
     .get({ n, cols: JSON.stringify(columns), recs: JSON.stringify(records) }) as number;
 }
@@ -38,11 +36,8 @@ export function countValuedCellsOf(db: Database.Database, n: number, columns: re
 export function fewChangesIn(db: Database.Database, s: number, l: number, scanned: number): boolean {
   // each side counted only as far as it matters (a long window's are many)
   const cap = Math.ceil(scanned / 8);
-  const n = db
-    .prepare(
-      `SELECT (SELECT count(*) FROM (SELECT 1 FROM cell_versions WHERE valid_to > @s AND valid_to <= @l LIMIT @cap))
-            + (SELECT count(*) FROM (SELECT 1 FROM cell_versions WHERE valid_from > @s AND valid_from <= @l AND valid_from > 0 LIMIT @cap))`,
-    )
+  const n = prepared(db, `SELECT (SELECT count(*) FROM (SELECT 1 FROM cell_versions WHERE valid_to > @s AND valid_to <= @l LIMIT @cap))
+            + (SELECT count(*) FROM (SELECT 1 FROM cell_versions WHERE valid_from > @s AND valid_from <= @l AND valid_from > 0 LIMIT @cap))`)
     .pluck()
     .get({ s, l, cap }) as number;
   return n * 8 < scanned;

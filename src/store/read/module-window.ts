@@ -2,16 +2,18 @@
 // enough for a module of 10,000 records: at one snapshot without the cells' and amendments' `raw` (the
 // planners never read it), or — for a rollback's two sides, snapshot s and the latest l — only what
 // the rollback planner can act on: the records, cells and notes whose version differs between the
-// sides, what it rebuilds whole (records and columns gone by l, records under gone ones), and the
-// records those name (their parents), every version both sides hold read once and shared. Fed to the
-// very same planners through `withContent`, a StateReader that answers records/cells/amendments of
+// sides but the plain ones (counted in SQL: record-census.ts, module-census.ts), what it rebuilds
+// whole (records and columns gone by l, records under gone ones), and the records those name (their
+// parents), every version both sides hold read once and shared. Fed to the very same planners
+// through `withContent` (with-content.ts), a StateReader that answers records/cells/amendments of
 // that module from here.
 
 import type Database from 'better-sqlite3';
-import type { Amendment, BoardRecord, Cell, Collection, Column, ColumnScope, Module } from '../../domain/entities.js';
+import type { Amendment, BoardRecord, Cell } from '../../domain/entities.js';
 import { SPECS, fromRow, quoteCol, type EntitySpec } from '../tables/entity-specs.js';
-import type { StateReader } from '../port.js';
+import { prepared } from './prepared.js';
 import { BY_TIME, censusOf, censusSql, fewChangesIn, type PlainCensus } from './module-census.js';
+import { recordCensus, type RecordCensus } from './record-census.js';
 
 const OPEN = '9223372036854775807';
 
@@ -47,11 +49,12 @@ const ONE_WORKSPACE = `(SELECT (SELECT x.workspace_id FROM record_versions x WHE
  * (JSON renders SQLite's REAL so that it reads back the same double). */
 const recordsJson = `SELECT json_group_array(json_array(r.vid, r.valid_from, r.valid_to, ${recordRead
   .map((x) => (x.col === 'raw' ? 'CASE WHEN r.created_at IS NULL THEN r.raw END' : x.col === 'workspace_id' ? 'nullif(r.workspace_id, w.id)' : `r.${quoteCol(x.col)}`))
-  .join(', ')})), w.id FROM record_versions r, ${ONE_WORKSPACE} WHERE r.module_id = @m`;
+  .join(', ')})), w.id FROM record_versions r, ${ONE_WORKSPACE} WHERE +r.module_id = @m`;
 
-/** The versions of the module's records `where` selects (over `r`). */
+/** The versions of the module's records `where` selects (over `r`: by id or parent — the unary +
+ * above keeps SQLite from reading every version of the module to find a few). */
 function recordRows(db: Database.Database, where: string, params: Record<string, unknown>): Row[] {
-  const [json, ws] = db.prepare(`${recordsJson} AND ${where}`).raw(true).get(params) as [string, string | null];
+  const [json, ws] = prepared(db, `${recordsJson} AND ${where}`).raw(true).get(params) as [string, string | null];
   const m = params.m as string;
   return (JSON.parse(json) as unknown[][]).map((v) => {
     const rest = recordSlot.map((i) => (i < 0 ? null : v[i]));
@@ -64,7 +67,7 @@ function recordRows(db: Database.Database, where: string, params: Record<string,
 type Row = { vid: number; from: number; to: number | null; rest: unknown[] };
 
 function rows(db: Database.Database, sql: string, params: Record<string, unknown>): Row[] {
-  return (db.prepare(sql).raw(true).all(params) as unknown[][]).map(([vid, from, to, ...rest]) => ({ vid: vid as number, from: from as number, to: to as number | null, rest }));
+  return (prepared(db, sql).raw(true).all(params) as unknown[][]).map(([vid, from, to, ...rest]) => ({ vid: vid as number, from: from as number, to: to as number | null, rest }));
 }
 
 const at = (r: Row, n: number): boolean => r.from <= n && (r.to === null || r.to > n);
@@ -79,12 +82,9 @@ export function readModuleContentCounting(db: Database.Database, moduleId: strin
   const live = (a: string): string => `${a}.valid_from <= @n AND coalesce(${a}.valid_to, ${OPEN}) > @n`;
   // the cell columns read (the others are NULL in leanList), in SPECS order
   const read = SPECS.cell.fields.map((x) => x.col).filter((c) => !LEAN_NULL.cell.has(c));
-  const [valued, json] = db
-    .prepare(
-      `SELECT count(*) FILTER (WHERE c.plain AND c.value IS NOT NULL), json_group_array(json_array(${read.map((c) => `c.${quoteCol(c)}`).join(', ')})) FILTER (WHERE NOT c.plain)
+  const [valued, json] = prepared(db, `SELECT count(*) FILTER (WHERE c.plain AND c.value IS NOT NULL), json_group_array(json_array(${read.map((c) => `c.${quoteCol(c)}`).join(', ')})) FILTER (WHERE NOT c.plain)
          FROM (SELECT c.*, coalesce(c.column_id IN (SELECT value FROM json_each(@plain)), 0) AS plain FROM cell_versions c
-                WHERE c.record_id IN (SELECT r.id FROM record_versions r WHERE r.module_id = @m AND ${live('r')}) AND ${live('c')}) c`,
-    )
+                WHERE c.record_id IN (SELECT r.id FROM record_versions r WHERE r.module_id = @m AND ${live('r')}) AND ${live('c')}) c`)
     .raw(true)
     .get(p) as [number, string];
   const at = (c: string): number => read.indexOf(c);
@@ -103,13 +103,11 @@ export function readModuleContentCounting(db: Database.Database, moduleId: strin
 export function readModuleContent(db: Database.Database, moduleId: string, n: number, skipColumns: readonly string[] = [], withCells = true): ModuleContent {
   const p = { m: moduleId, n, skip: JSON.stringify(skipColumns) };
   const live = (a: string): string => `${a}.valid_from <= @n AND coalesce(${a}.valid_to, ${OPEN}) > @n`;
-  const recs = db.prepare(`SELECT ${recordList('r')} FROM record_versions r WHERE r.module_id = @m AND ${live('r')} ORDER BY r.parent_record_id IS NOT NULL, r.position IS NULL, r.position, r.id`).raw(true).all(p) as unknown[][];
-  const cells = !withCells ? [] : db
-    .prepare(`SELECT ${leanList(SPECS.cell)} FROM cell_versions c WHERE c.record_id IN (SELECT r.id FROM record_versions r WHERE r.module_id = @m AND ${live('r')}) AND ${live('c')} AND coalesce(c.column_id NOT IN (SELECT value FROM json_each(@skip)), 1) ORDER BY c.record_id, c.id`)
+  const recs = prepared(db, `SELECT ${recordList('r')} FROM record_versions r WHERE r.module_id = @m AND ${live('r')} ORDER BY r.parent_record_id IS NOT NULL, r.position IS NULL, r.position, r.id`).raw(true).all(p) as unknown[][];
+  const cells = !withCells ? [] : prepared(db, `SELECT ${leanList(SPECS.cell)} FROM cell_versions c WHERE c.record_id IN (SELECT r.id FROM record_versions r WHERE r.module_id = @m AND ${live('r')}) AND ${live('c')} AND coalesce(c.column_id NOT IN (SELECT value FROM json_each(@skip)), 1) ORDER BY c.record_id, c.id`)
     .raw(true)
     .all(p) as unknown[][];
-  const amendments = db
-    .prepare(`SELECT ${leanList(SPECS.amendment)} FROM amendment_versions a WHERE (a.module_id = @m OR a.record_id IN (SELECT r.id FROM record_versions r WHERE r.module_id = @m AND ${live('r')})) AND ${live('a')} ORDER BY a.created_at, a.id`)
+  const amendments = prepared(db, `SELECT ${leanList(SPECS.amendment)} FROM amendment_versions a WHERE (a.module_id = @m OR a.record_id IN (SELECT r.id FROM record_versions r WHERE r.module_id = @m AND ${live('r')})) AND ${live('a')} ORDER BY a.created_at, a.id`)
     .raw(true)
     .all(p) as unknown[][];
   return {
@@ -121,10 +119,12 @@ export function readModuleContent(db: Database.Database, moduleId: string, n: nu
 
 /** SQL: the module's records of any version in the window, and its top-level records at s. */
 export const everSql = `SELECT r.id FROM record_versions r WHERE r.module_id = @m AND r.valid_from <= @l AND coalesce(r.valid_to, ${OPEN}) > @s`;
-/** SQL: the module's sub-records at s, and its records with a version opened after s (by l): with
- * those at s, every record everSql names. */
+/** SQL: the module's records at s or at l (everSql but those that came and went in between), each
+ * once: those at s, and `@newSince` (those at l new since, record-census.ts). */
+const sidesSql = `SELECT r.id FROM record_versions r WHERE r.module_id = @m AND r.valid_from <= @s AND coalesce(r.valid_to, ${OPEN}) > @s
+  UNION ALL SELECT value FROM json_each(@newSince)`;
+/** SQL: the module's sub-records at s. */
 const subAtS = `SELECT r.id FROM record_versions r WHERE r.module_id = @m AND r.parent_record_id IS NOT NULL AND r.valid_from <= @s AND coalesce(r.valid_to, ${OPEN}) > @s`;
-const openedSince = `SELECT r.id FROM record_versions r WHERE r.module_id = @m AND r.valid_from > @s AND r.valid_from <= @l`;
 /** SQL: a version at s closed by l, or one at l opened after s (an edit is one of each). */
 const changedVersion = (a: string): string => `((${a}.valid_from <= @s AND ${a}.valid_to > @s AND ${a}.valid_to <= @l) OR (${a}.valid_from > @s AND ${a}.valid_from <= @l AND coalesce(${a}.valid_to, ${OPEN}) > @l))`;
 /** A version of either side (not one that came and went in between). */
@@ -135,7 +135,10 @@ const head = (a: string): string => `${a}.vid, ${a}.valid_from, ${a}.valid_to`;
  * Both sides of a rollback (s < l), reduced to what the rollback planner can act on: with the latest
  * backup standing in for the service, a record, cell or note whose version both sides share plans
  * nothing (its three sides are equal), unless the planner rebuilds it whole. So: the records whose
- * version differs between the sides, those of a collection gone by l, those under a record gone by l,
+ * version differs between the sides — but the plain ones (record-census.ts) past the first `listed`
+ * when `recordsSelected`, all of them otherwise: counted in SQL (`records`; those read all the same,
+ * for what follows, are named in `records.counted`) —, those of a collection gone by l, those under
+ * a record gone by l,
  * the records of every cell and changed note read, and their parents — each with both its sides (a
  * version both hold is one object), in state.records()'s order. Notes whole; cells only where the
  * sides differ, every cell of a record gone by l (or under one) and of a column gone by l, and the
@@ -151,10 +154,18 @@ export function readModuleWindow(
   plainColumns: readonly string[],
   selected: readonly string[],
   listed: number,
-): { base: ModuleContent; after: ModuleContent; census: PlainCensus } {
+  recordsSelected = true,
+): { base: ModuleContent; after: ModuleContent; census: PlainCensus; records: RecordCensus & { counted: Set<string> } } {
   const p: Record<string, unknown> = { m: moduleId, s, l };
-  // every version of a record whose version differs between the sides (none of its versions is shared)
-  const recRows = recordRows(db, changedVersion('r'), p);
+  // the records whose version differs between the sides, paired and counted in SQL where plain
+  // (record-census.ts); read (every version of either side) those that are not, those new since,
+  // and the first page of the plain ones (the planner plans those: the page lists what it plans)
+  const recCensus = recordCensus(db, p, recordsSelected ? listed : 0);
+  const newSince = new Set(recCensus.newSince);
+  const firstPlain = new Set(recCensus.first);
+  const notPlainRecords = new Set(recCensus.notPlain);
+  const whole = [...new Set([...recCensus.notPlain, ...recCensus.first, ...newSince])];
+  const recRows = whole.length ? recordRows(db, `r.id IN (SELECT value FROM json_each(@k)) AND ${either('r')}`, { ...p, k: JSON.stringify(whole) }) : [];
   const parentCol = SPECS.record.fields.findIndex((x) => x.col === 'parent_record_id');
   const idCol = SPECS.record.fields.findIndex((x) => x.col === 'id');
   const idOf = (r: Row): string => r.rest[idCol] as string;
@@ -168,14 +179,15 @@ export function readModuleWindow(
   };
   place(recRows);
   const notPlain = [...atS].filter(([id, r]) => r.rest[parentCol] === null && atL.get(id)?.rest[parentCol] !== null).map(([id]) => id);
-  // the records whose plain cells are counted are those top-level at s and at l: the others of the
-  // window, named here (few, usually), are those of notPlain, the sub-records at s, and the records
-  // not at s — with a version opened since, none at s: one at s would have closed since (versions
-  // of a record do not overlap), so it is in atS
-  const nonPlain = new Set(notPlain);
-  for (const id of db.prepare(subAtS).pluck().all(p) as string[]) nonPlain.add(id);
-  for (const id of db.prepare(openedSince).pluck().all(p) as string[]) if (!atS.has(id)) nonPlain.add(id);
+  // the records whose plain cells are counted are those top-level at s and at l: the others the
+  // census looks at (the records at s or at l), named here (few, usually), are those of notPlain
+  // (top-level at s, gone or under a parent by l: not plain records, so read), the sub-records at s,
+  // and the records at l new since. (A record that came and went in between is at neither side: no
+  // cell of it is on either, and the census leaves it out.)
+  const nonPlain = new Set([...notPlain, ...newSince]);
+  for (const id of prepared(db, subAtS).pluck().all(p) as string[]) nonPlain.add(id);
   p.nonPlain = JSON.stringify([...nonPlain]);
+  p.newSince = JSON.stringify([...newSince]);
 
   // the records the planner rebuilds whole: gone by l, and (at s) under one, with every version
   const gone = [...atS.keys()].filter((id) => !atL.has(id));
@@ -189,7 +201,7 @@ export function readModuleWindow(
     next = [...new Set(subs.map(idOf))].filter((id) => !under.has(id) && parents.has(atS.get(id)?.rest[parentCol] as string));
     for (const id of next) under.add(id);
   }
-  const records = db.prepare(`SELECT count(*) FROM (${everSql})`).pluck().get(p) as number;
+  const records = prepared(db, `SELECT count(*) FROM (${everSql})`).pluck().get(p) as number;
   const changed = changedCells(db, p, plainColumns, selected, listed, records);
   const cellRows = [...changed.rows, ...wholeCells(db, p, [...under])];
   const seen = new Set<number>();
@@ -203,7 +215,7 @@ export function readModuleWindow(
   const inModule = (from: string, to: string): string => `EXISTS (SELECT 1 FROM record_versions x WHERE x.id = a.record_id AND +x.module_id = @m AND x.valid_from <= @${to} AND coalesce(x.valid_to, ${OPEN}) > @${from})`;
   // the database holding fewer note versions than the window's record versions: each note checked
   // by its record, rather than each record's notes sought
-  const fewNotes = ((db.prepare('SELECT max(vid) FROM amendment_versions').pluck().get() as number | null) ?? 0) <= records;
+  const fewNotes = ((prepared(db, 'SELECT max(vid) FROM amendment_versions').pluck().get() as number | null) ?? 0) <= records;
   const noteRows = rows(
     db,
     `SELECT ${head('a')}, ${inModule('s', 's')}, ${inModule('l', 'l')}, ${leanList(SPECS.amendment)} FROM amendment_versions a
@@ -244,10 +256,15 @@ export function readModuleWindow(
     }
     return out;
   };
+  // the plain records read beyond the first page (as parents, or for their cells or notes): counted
+  // in SQL, so not planned again (a record whose version both sides share was not counted)
+  const counted = new Set<string>();
+  for (const [id, r] of atS) if (atL.has(id) && atL.get(id)!.vid !== r.vid && !notPlainRecords.has(id) && !firstPlain.has(id)) counted.add(id);
   return {
     base: { records: side<BoardRecord>(recRows, SPECS.record, s, recCache), cells: cellsAt(s, atS), amendments: notesAt(s, 0) },
     after: { records: side<BoardRecord>(recRows, SPECS.record, l, recCache), cells: cellsAt(l, atL), amendments: notesAt(l, 1) },
     census: changed.census,
+    records: { ...recCensus, counted },
   };
 }
 function side<T>(list: Row[], spec: EntitySpec, n: number, cache: Map<number, T>): T[] {
@@ -263,9 +280,9 @@ function side<T>(list: Row[], spec: EntitySpec, n: number, cache: Map<number, T>
 
 /** The module's records at s in a collection l no longer holds (the planner moves them back into its copy). */
 function inGoneCollections(db: Database.Database, p: Record<string, unknown>): string[] {
-  const gone = db.prepare(`${structureAt('collection', 's')} EXCEPT ${structureAt('collection', 'l')}`).pluck().all(p) as string[];
+  const gone = prepared(db, `${structureAt('collection', 's')} EXCEPT ${structureAt('collection', 'l')}`).pluck().all(p) as string[];
   if (!gone.length) return [];
-  return db.prepare(`SELECT r.id FROM record_versions r WHERE r.collection_id IN (SELECT value FROM json_each(@gc)) AND r.module_id = @m AND r.valid_from <= @s AND coalesce(r.valid_to, ${OPEN}) > @s`).pluck().all({ ...p, gc: JSON.stringify(gone) }) as string[];
+  return prepared(db, `SELECT r.id FROM record_versions r WHERE r.collection_id IN (SELECT value FROM json_each(@gc)) AND r.module_id = @m AND r.valid_from <= @s AND coalesce(r.valid_to, ${OPEN}) > @s`).pluck().all({ ...p, gc: JSON.stringify(gone) }) as string[];
 }
 
 /** SQL: the ids of a module's collections or columns at snapshot @n. */
@@ -273,7 +290,7 @@ const structureAt = (kind: 'collection' | 'column', n: string): string => `SELEC
 
 /**
  * Cell versions at s closed by l and at l opened after s (an edit is one of each) of the module's
- * records, but those of `plainColumns` in the records not named in `@nonPlain` — and those counted, for
+ * records at s or at l, but those of `plainColumns` in the records not named in `@nonPlain` — and those counted, for
  * the `selected` columns (censusSql, module-census.ts: its first `limit`). The census groups the
  * changed versions by cell and names the groups that are not plain; only their versions are read
  * as rows (by their records, then kept by cell).
@@ -282,9 +299,8 @@ function changedCells(db: Database.Database, p: Record<string, unknown>, plainCo
   // a short window's changed cells are found by the versions closed and opened in it (unary + keeps
   // SQLite from seeking by record there), a long one's by the module's records: the same rows, those
   // by record in (record, column) order, grouped without a sort
-  const where = fewChangesIn(db, p.s as number, p.l as number, records * 8) ? `${BY_TIME} AND +c.record_id IN (${everSql})` : `c.record_id IN (${everSql}) AND ${changedVersion('c')}`;
-  const list = db
-    .prepare(censusSql(where))
+  const where = fewChangesIn(db, p.s as number, p.l as number, records * 8) ? `${BY_TIME} AND +c.record_id IN (${sidesSql})` : `c.record_id IN (${sidesSql}) AND ${changedVersion('c')}`;
+  const list = prepared(db, censusSql(where))
     .raw(true)
     .all({ ...p, pc: JSON.stringify(plainColumns), sel: JSON.stringify(selected), limit: Math.max(limit, 0) }) as unknown[][];
   const { counts, first, notPlain } = censusOf(list, limit);
@@ -303,12 +319,12 @@ function changedCells(db: Database.Database, p: Record<string, unknown>, plainCo
  * gone by l, and the cells both sides hold that may name one of `under`: the planner recreates
  * those records and columns, and re-points such cells to the copies (planCells' relation cells). */
 function wholeCells(db: Database.Database, p: Record<string, unknown>, under: readonly string[]): Row[] {
-  const goneColumns = db.prepare(`${structureAt('column', 's')} EXCEPT ${structureAt('column', 'l')}`).pluck().all(p) as string[];
+  const goneColumns = prepared(db, `${structureAt('column', 's')} EXCEPT ${structureAt('column', 'l')}`).pluck().all(p) as string[];
   const out: Row[] = [];
   if (!under.length && !goneColumns.length) return out;
   const whole = `SELECT ${head('c')}, ${leanList(SPECS.cell)} FROM cell_versions c WHERE ${either('c')} AND c.record_id IN (${everSql})`;
-  const byRecord = db.prepare(`${whole} AND c.record_id = @r`).raw(true);
-  const byColumn = db.prepare(`${whole} AND c.column_id = @c`).raw(true);
+  const byRecord = prepared(db, `${whole} AND c.record_id = @r`).raw(true);
+  const byColumn = prepared(db, `${whole} AND c.column_id = @c`).raw(true);
   const toRow = ([vid, from, to, ...rest]: unknown[]): Row => ({ vid: vid as number, from: from as number, to: to as number | null, rest });
   for (const r of under) out.push(...(byRecord.all({ ...p, r }) as unknown[][]).map(toRow));
   for (const c of goneColumns) out.push(...(byColumn.all({ ...p, c }) as unknown[][]).map(toRow));
@@ -356,37 +372,8 @@ function recordOrder(a: Row, b: Row): number {
 /** Names of records at snapshot n (the first page of a rollback preview labels plain cells with them). */
 export function recordNamesAt(db: Database.Database, moduleId: string, n: number, ids: readonly string[]): Map<string, string> {
   if (!ids.length) return new Map();
-  const list = db
-    .prepare(`SELECT r.id, r.name FROM record_versions r WHERE r.id IN (SELECT value FROM json_each(@ids)) AND r.module_id = @m AND r.valid_from <= @n AND coalesce(r.valid_to, ${OPEN}) > @n`)
+  const list = prepared(db, `SELECT r.id, r.name FROM record_versions r WHERE r.id IN (SELECT value FROM json_each(@ids)) AND +r.module_id = @m AND r.valid_from <= @n AND coalesce(r.valid_to, ${OPEN}) > @n`)
     .raw(true)
     .all({ ids: JSON.stringify([...new Set(ids)]), m: moduleId, n }) as [string, string][];
   return new Map(list);
-}
-
-
-/** `state`, except that the module's records, cells and amendments come from `content`. */
-export function withContent(state: StateReader, moduleId: string, content: ModuleContent): StateReader {
-  const pick = <T>(m: string, mine: T[], theirs: () => T[]): T[] => (m === moduleId ? mine : theirs());
-  return {
-    snapshotId: state.snapshotId,
-    workspaces: () => state.workspaces(),
-    members: (ws) => state.members(ws),
-    modules: (ws) => state.modules(ws),
-    module: (m): Module | null => state.module(m),
-    collections: (m): Collection[] => state.collections(m),
-    columns: (m, scope?: ColumnScope): Column[] => state.columns(m, scope),
-    records: (m) => pick(m, content.records, () => state.records(m)),
-    record: (r) => state.record(r),
-    cells: (m) => pick(m, content.cells, () => state.cells(m)),
-    cellsOfRecord: (r) => state.cellsOfRecord(r),
-    amendments: (m) => pick(m, content.amendments, () => state.amendments(m)),
-    amendmentsOfRecord: (r) => state.amendmentsOfRecord(r),
-    moduleAutomations: (m) => state.moduleAutomations(m),
-    workspaceAutomations: (ws) => state.workspaceAutomations(ws),
-    moduleAccess: (ws) => state.moduleAccess(ws),
-    activity: (ws) => state.activity(ws),
-    creationTimes: (ws, m) => state.creationTimes(ws, m),
-    unplacedSubRecords: (m) => state.unplacedSubRecords(m),
-    moduleSizes: (ws) => state.moduleSizes(ws),
-  };
 }
