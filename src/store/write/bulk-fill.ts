@@ -29,6 +29,9 @@ export const FILL_KEEPS: Readonly<Record<string, readonly string[]>> = {
   cell_versions: ['cell_versions_current', 'cell_versions_record_column'],
 };
 
+/** The page cache while indexes are built (KiB, as cache_size takes it when negative). */
+const BUILD_CACHE_KIB = -2000;
+
 interface Deferred {
   name: string;
   tbl_name: string;
@@ -80,8 +83,17 @@ export function buildDeferredIndexes(db: Database.Database, which: (d: Deferred)
       db.prepare('DELETE FROM deferred_indexes WHERE name = ?').run(d.name);
     }
   };
-  if (db.inTransaction) run();
-  else db.transaction(run).immediate();
+  // A build reads the whole table through this connection's page cache and sorts in memory up to
+  // the cache's size: at the default 16 MB that is ~30 MB more peak RSS at the end of a pass (the
+  // large seed's 12 indexes) for no measurable CPU; 2 MB costs ~1 MB.
+  const cache = db.pragma('cache_size', { simple: true }) as number;
+  db.pragma(`cache_size = ${BUILD_CACHE_KIB}`);
+  try {
+    if (db.inTransaction) run();
+    else db.transaction(run).immediate();
+  } finally {
+    db.pragma(`cache_size = ${cache}`);
+  }
   return todo.map((d) => d.name);
 }
 
