@@ -150,6 +150,12 @@ export const ConfigSchema = z.strictObject({
       endpoint: z.url({ protocol: /^https?$/, message: 'expected an http(s) URL' }).optional().describe('S3-compatible endpoint (MinIO, R2, Ceph...); unset: AWS.'),
       region: z.string().min(1).default('us-east-1').describe('Region of the bucket.'),
       forcePathStyle: z.boolean().default(false).describe('Path-style URLs (most S3-compatible stores want true).'),
+      timeoutSeconds: z
+        .number()
+        .min(1, { message: 'expected at least 1 (seconds)' })
+        .max(3600, { message: 'expected at most 3600 (seconds)' })
+        .default(60)
+        .describe('Seconds a connection to the store may take to open, or may stay silent (no byte either way), before the request fails; 3 attempts, then the push fails naming the endpoint. A store that stops answering never hangs a push.'),
       recipients: z
         .array(z.string().regex(/^age1[02-9ac-hj-np-z]{58}$/, { message: 'expected an age public key (age1…, what age-keygen prints as "public key")' }))
         .default([])

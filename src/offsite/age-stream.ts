@@ -33,6 +33,7 @@ export async function decryptStream(cipher: Readable, identities: readonly strin
     const out = await d.decrypt(Readable.toWeb(cipher) as unknown as ReadableStream<Uint8Array>);
     return Readable.fromWeb(out as unknown as WebReadable<Uint8Array>);
   } catch (e) {
+    if (e instanceof WbsyncError) throw e; // the download failed (a timeout), not the identity
     throw new WbsyncError('usage', `cannot decrypt: ${(e as Error).message}`, { hint: 'the identity must match one of the recipients the copy was encrypted to (offsite.recipients when it was pushed)' });
   }
 }

@@ -3,7 +3,7 @@
 // other S3-compatible stores work. Credentials come from the SDK's standard chain (AWS_* variables,
 // shared files, instance roles) — never from wbsync's configuration or flags.
 
-import { Readable } from 'node:stream';
+import { PassThrough, Readable } from 'node:stream';
 import type { S3Client } from '@aws-sdk/client-s3';
 import { shown } from '../domain/display-text.js';
 import type { Config } from '../config/schema.js';
@@ -27,12 +27,30 @@ export interface S3Settings {
   endpoint?: string;
   region: string;
   forcePathStyle: boolean;
+  /** How long a connection attempt, or a connection with no byte moving either way, may last before
+   * the request fails (retried by the SDK, at most 3 attempts); 60 s when unset. */
+  timeoutMs?: number;
+  /** The setting that sets `timeoutMs`, named when it fires (e.g. `offsite.timeoutSeconds`). */
+  timeoutSetting?: string;
 }
 
+export const DEFAULT_TIMEOUT_MS = 60_000;
+/** Attempts per request (the SDK's standard retry): a stalled store costs at most this many timeouts. */
+export const MAX_ATTEMPTS = 3;
+
 /** The SDK's error, as a WbsyncError that names the operation and the bucket, not a secret. */
-function storageError(what: string, where: string, e: unknown): WbsyncError {
-  const err = e as { name?: string; message?: string; $metadata?: { httpStatusCode?: number } };
+function storageError(what: string, where: string, e: unknown, s: S3Settings): WbsyncError {
+  const err = e as { name?: string; code?: string; message?: string; $metadata?: { httpStatusCode?: number } };
   const status = err.$metadata?.httpStatusCode;
+  if (err.name === 'TimeoutError' || err.code === 'ETIMEDOUT') {
+    const seconds = (s.timeoutMs ?? DEFAULT_TIMEOUT_MS) / 1000;
+    const endpoint = s.endpoint ?? `AWS S3 (${s.region})`;
+    const setting = s.timeoutSetting ? `${s.timeoutSetting} = ${seconds}` : `the default of ${seconds} s`;
+    return new WbsyncError('unreachable', `offsite ${what} at ${where} timed out: ${shown(endpoint)} did not connect, or stopped answering, for ${seconds} s (${setting}); ${MAX_ATTEMPTS} attempts`, {
+      hint: `check that ${shown(endpoint)} is up and reachable${s.timeoutSetting ? `; raise ${s.timeoutSetting} only if the store is slow but alive` : ''}`,
+      cause: e,
+    });
+  }
   const auth = status === 403 || /credential|signature|AccessDenied/i.test(`${err.name} ${err.message}`);
   return new WbsyncError('unreachable', `offsite ${what} at ${where} failed: ${err.name ?? 'error'}${status ? ` (HTTP ${status})` : ''}: ${shown(err.message ?? '')}`.trim(), {
     hint: auth ? 'check the AWS credentials in the environment (AWS_ACCESS_KEY_ID / AWS_SECRET_ACCESS_KEY or AWS_PROFILE) and the bucket policy' : 'check offsite.endpoint, offsite.bucket and the network',
@@ -51,6 +69,7 @@ export function createS3Store(s: S3Settings): ObjectStore {
   // wbsync runs on Node 20 with the SDK version its lockfile pins; the SDK's notice about its own
   // future releases (they will want Node 22) is not something a user of this release can act on
   process.env.AWS_SDK_JS_NODE_VERSION_SUPPORT_WARNING_DISABLED ??= 'true';
+  const timeoutMs = s.timeoutMs ?? DEFAULT_TIMEOUT_MS;
   let opened: Promise<{ client: S3Client; sdk: Awaited<ReturnType<typeof loadSdk>> }> | null = null;
   let made: S3Client | null = null;
   const open = (): Promise<{ client: S3Client; sdk: Awaited<ReturnType<typeof loadSdk>> }> =>
@@ -61,6 +80,12 @@ export function createS3Store(s: S3Settings): ObjectStore {
         forcePathStyle: s.forcePathStyle,
         requestChecksumCalculation: 'WHEN_REQUIRED',
         responseChecksumValidation: 'WHEN_REQUIRED',
+        maxAttempts: MAX_ATTEMPTS,
+        // without these a store that accepts the connection and then stops answering hangs the push
+        // (and the daemon's offsite step) forever. socketTimeout is an idle timeout (no byte either
+        // way), so a slow upload that moves never trips it; requestTimeout (the whole request up to
+        // the answer) is left unset for that reason: an 8 MB part on a slow link may take minutes.
+        requestHandler: { connectionTimeout: timeoutMs, socketTimeout: timeoutMs },
       });
       return { client: made, sdk };
     }));
@@ -69,7 +94,7 @@ export function createS3Store(s: S3Settings): ObjectStore {
     try {
       return await run();
     } catch (e) {
-      throw storageError(what, where, e);
+      throw storageError(what, where, e, s);
     }
   };
   return {
@@ -84,7 +109,12 @@ export function createS3Store(s: S3Settings): ObjectStore {
         const { client, sdk } = await open();
         const res = await client.send(new sdk.s3.GetObjectCommand({ Bucket: s.bucket, Key: key }));
         if (!res.Body) throw new Error('empty body');
-        return res.Body as Readable;
+        // the body streams after the answer: a store that stalls mid-body fails it with the same
+        // error (naming the endpoint and the setting) as one that stalls before answering
+        const body = res.Body as Readable;
+        const out = new PassThrough();
+        body.on('error', (e) => out.destroy(storageError(`download of ${key}`, where, e, s)));
+        return body.pipe(out);
       }),
     list: (prefix) =>
       guard(`listing of ${prefix}`, async () => {
@@ -110,7 +140,7 @@ export function createS3Store(s: S3Settings): ObjectStore {
 /** The bucket from configuration; refused (exit 2) when none is set. */
 export function objectStoreOf(o: Config['offsite']): ObjectStore {
   if (!o.bucket) throw new WbsyncError('config', 'offsite.bucket is not set', { hint: 'set offsite.bucket (and offsite.endpoint / forcePathStyle for S3-compatible stores) in the configuration' });
-  return createS3Store({ bucket: o.bucket, prefix: o.prefix, region: o.region, forcePathStyle: o.forcePathStyle, ...(o.endpoint ? { endpoint: o.endpoint } : {}) });
+  return createS3Store({ bucket: o.bucket, prefix: o.prefix, region: o.region, forcePathStyle: o.forcePathStyle, timeoutMs: o.timeoutSeconds * 1000, timeoutSetting: 'offsite.timeoutSeconds', ...(o.endpoint ? { endpoint: o.endpoint } : {}) });
 }
 
 /** Reads a stream to a string (manifests are small). */

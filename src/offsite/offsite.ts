@@ -118,7 +118,10 @@ export async function fetchCopy(objects: ObjectStore, prefix: string, opts: { sn
   try {
     const onBytes = opts.onBytes;
     const digest = new Digest(onBytes && ((n) => onBytes(n, m.bytes)));
-    const body = (await objects.get(m.object)).pipe(digest);
+    // (pipe() does not pass an error on: a download failing mid-body would leave the rest waiting)
+    const download = await objects.get(m.object);
+    download.on('error', (e) => digest.destroy(e));
+    const body = download.pipe(digest);
     const plain = await decryptStream(body, opts.identities);
     await pipeline(plain, fs.createWriteStream(tmp, { mode: 0o600, flags: 'wx' }));
     if (digest.hex() !== m.sha256) throw new WbsyncError('storage', `offsite copy ${m.object} does not match its manifest (SHA-256 ${digest.hex()}, manifest ${m.sha256})`, { hint: 'the object was altered or damaged: fetch an older copy (--snapshot)' });

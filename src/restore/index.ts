@@ -26,6 +26,7 @@ export type { BatchDone } from './workspace/apply-batches.js';
 
 // rollback
 export { planRollback, ROLLBACK_KINDS, type FieldChange, type RollbackKind } from './rollback/plan.js';
+export type { FoundBy } from './rollback/context.js';
 export { rollback, type RollbackOptions, type RollbackResult, type RollbackScope, type RollbackTo } from './rollback/rollback.js';
 export type { RepointReport } from './engine/repoint-foreign.js';
 export { foreignFromState, repointReport } from './engine/repoint-foreign.js';

@@ -17,14 +17,20 @@ describe('html templates', () => {
     expect(html`${trusted('<br>')}`.text).toBe('<br>');
   });
 
-  it('shows control characters as U+FFFD, bidi overrides and isolates as their code, right-to-left text as typed', () => {
-    expect(escapeHtml('a\u0000b\u0007c\nd')).toBe('a\uFFFDb\uFFFDc\nd');
-    expect(escapeHtml('\u202Eevil\u202C')).toBe('⟨U+202E⟩evil⟨U+202C⟩');
-    expect(escapeHtml('invoice\u202Egpj.exe')).toBe('invoice⟨U+202E⟩gpj.exe');
+  it("writes every hidden character as the terminal does (shown()'s spelling), right-to-left text and ordinary non-ASCII as typed", () => {
+    expect(escapeHtml('a\u0000b\u0007c\nd\te\r\n')).toBe('a\\u0000b\\u0007c\nd\te\r\n');
+    expect(escapeHtml('\u202Eevil\u202C')).toBe('\\u202eevil\\u202c');
+    expect(escapeHtml('invoice\u202Egpj.exe')).toBe('invoice\\u202egpj.exe');
     expect(escapeHtml('\u2066a\u2067b\u2068c\u2069\u202A\u202B\u202D')).not.toMatch(/[\u202A-\u202E\u2066-\u2069]/);
-    expect(escapeHtml('مرحبا שלום \u200F')).toBe('مرحبا שלום \u200F');
+    // zero-width space, marks, BOM, C1 controls, a tag character
+    expect(escapeHtml('a\u200Bb\u200Ec\u200Fd\uFEFFe\u0085f\u009Bg\u{E0041}')).toBe('a\\u200bb\\u200ec\\u200fd\\ufeffe\\u0085f\\u009bg\\u{e0041}');
+    // ordinary non-ASCII as it is: accents, CJK, emoji (a ZWJ sequence needs U+200D), RTL scripts
+    for (const ok of ['Café naïve', '東京タワー', '👩\u200D👩\u200D👧 🎉', 'مرحبا שלום', 'می\u200Cخواهم']) expect(escapeHtml(ok)).toBe(ok);
+    // never twice: entities once, a terminal escape already in a message left as it is
+    expect(escapeHtml('a & b \\u202e')).toBe('a &amp; b \\u202e');
+    expect(escapeHtml(escapeHtml('\u202E'))).toBe('\\u202e');
     // in attribute values (titles, option values) too
-    expect(html`<option value="${'x\u202Ey'}">${'x\u202Ey'}</option>`.text).toBe('<option value="x⟨U+202E⟩y">x⟨U+202E⟩y</option>');
+    expect(html`<option value="${'x\u202Ey'}">${'x\u202Ey'}</option>`.text).toBe('<option value="x\\u202ey">x\\u202ey</option>');
   });
 
   it('clips by characters, not UTF-16 units', () => {

@@ -2,9 +2,7 @@
 // unless it is already Html (a fragment built the same way), so a string from the service cannot
 // become markup. Attribute values are quoted by the templates, and quotes are escaped here too.
 
-import { showBidiControls } from '../domain/display-text.js';
-
-export { showBidiControls };
+import { escapeCharacter, HIDDEN_CHARACTERS } from '../domain/display-text.js';
 
 export class Html {
   constructor(readonly text: string) {}
@@ -17,9 +15,14 @@ export type Renderable = Html | string | number | boolean | null | undefined | r
 
 const ENTITIES: Record<string, string> = { '&': '&amp;', '<': '&lt;', '>': '&gt;', '"': '&quot;', "'": '&#39;', '`': '&#96;' };
 
-/** Text as HTML text or a quoted attribute value. NUL and other C0 controls (bar tab and newlines) show as U+FFFD; bidi controls as their code. */
+/** Text as HTML text or a quoted attribute value. Every character that changes how text reads
+ * without showing itself (display-text.ts's HIDDEN_CHARACTERS: C0 and C1 controls, bidi overrides,
+ * isolates and marks, zero-width space, BOM…) is written as the terminal writes it (`\u202e`), so a
+ * name cannot reorder or hide what a page says. Tab, newline and CR stay (they reorder nothing in
+ * HTML); U+200C/U+200D stay (scripts and emoji sequences need them); backslashes are left as they
+ * are, so a message already escaped for the terminal is not escaped twice. */
 export function escapeHtml(s: string): string {
-  return showBidiControls(s.replace(/[&<>"'`]/g, (c) => ENTITIES[c]!).replace(/[\u0000-\u0008\u000B\u000C\u000E-\u001F\u007F]/g, '\uFFFD'));
+  return s.replace(/[&<>"'`]/g, (c) => ENTITIES[c]!).replace(HIDDEN_CHARACTERS, (c) => (c === '\r' ? c : escapeCharacter(c)));
 }
 
 function render(v: Renderable): string {

@@ -25,6 +25,7 @@ import type { Column, Member } from '../domain/entities.js';
 import { collectRefs, foreignFromState, planRollback, repointReport, ROLLBACK_KINDS, summarisePlan, treeFromState, type FieldChange, type NotRestored, type PlanSummary, type RepointReport } from '../restore/index.js';
 import { binaryCmp, readModuleWindow, recordNamesAt, withContent, type PlainCellWrite } from '../store/read/index.js';
 import type { StateReader, Store } from '../store/port.js';
+import { strandedRecords } from './recover-stranded.js';
 
 export interface RollbackPreview {
   counts: Record<string, number>;
@@ -73,6 +74,8 @@ export function previewRollback(
   // backup) only then, so a preview with no structure gone pays nothing for them
   const now = new Set([...after.collections, ...after.columns].map((x) => x.id));
   const gone = [...base.collections, ...base.columns].some((x) => !now.has(x.id));
+  // a deleted collection's records the command would find by id (recover-stranded.ts)
+  const found = strandedRecords(base, after, () => latestState.activity(ws));
   const r = planRollback({
     base,
     after,
@@ -80,6 +83,7 @@ export function previewRollback(
     live: after,
     selection: { kinds: new Set(ROLLBACK_KINDS), kindsNamed: false, columns: opts.columnId ? new Set([opts.columnId]) : null, records: null, collections: null, touched: null },
     force: false,
+    found,
     workspaceId: ws,
     attribution: opts.attribution,
     userNames: new Map(latestState.members(ws).map((m) => [m.userId, memberName(m)])),

@@ -134,9 +134,10 @@ const impossible = (n: NotRestored): boolean =>
   // a sub-record carrying a collection deleted before the snapshot (its parent moved away first):
   // a record made anew cannot be put into a deleted collection
   /\(not its parent's\) is gone: it is placed in its parent's collection$/.test(n.reason) ||
-  // another module's relation column naming a recreated column where settings are create-only:
-  // re-pointing it in place is impossible, and making it anew would drop the links its cells hold
-  /^the service refused it: settings not taken \(the service keeps them create-only\), and a relation column of another module is not made anew/.test(n.reason);
+  // a relation column (another module's, or the module's own) naming a recreated column where
+  // settings are create-only: re-pointing it in place is impossible, and making it anew would drop
+  // the links its cells hold
+  /^the service refused it: settings not taken \(the service keeps them create-only\), and a relation column (of another module )?is not made anew/.test(n.reason);
 const PREPARE_WRITES = 16;
 const TEAM_DAMAGE_WRITES = 8;
 

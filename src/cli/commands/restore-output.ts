@@ -33,7 +33,7 @@ export function ownerPrefix(x: { owner?: { name: string } }): string {
 export function repointHow(c: RepointedColumn): string {
   switch (c.how) {
     case 'pending':
-      if (c.owner && c.type === 'relation') return 're-pointed in place; declared where the service keeps settings create-only (a relation column of another module is not made anew)';
+      if (c.type === 'relation') return 're-pointed in place; declared where the service keeps settings create-only (a relation column is not made anew)';
       return 're-pointed in place, or made anew where the service keeps settings create-only';
     case 're-pointed':
       return 're-pointed in place';

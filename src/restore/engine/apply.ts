@@ -263,12 +263,14 @@ class PlanRun {
     // A refused module means there is nothing to restore into: that stops the run.
     if (step.op === 'createModule' || step.op === 'createWorkspace') throw e;
     const made = 'oldId' in step && this.journal.newId(step.oldId) !== undefined;
+    // a live column kept in place (its re-pointing refused): nothing was created, but it is refused
+    const kept = made && step.op === 'repointColumn' && this.journal.newId(step.oldId) === step.oldId;
     const reason =
       e instanceof DependencyRefused
         ? `not sent: it needs ${e.oldId}, which the service refused`
-        : `${made ? 'created, but a follow-up write was refused' : 'the service refused it'}: ${e.message}`;
+        : `${made && !kept ? 'created, but a follow-up write was refused' : 'the service refused it'}: ${e.message}`;
     const entry: NotRestored = { ...describe(step), reason, ...(e instanceof WbsyncError && e.status !== undefined ? { status: e.status } : {}) };
-    this.journal.refused(step.key, 'oldId' in step && !made ? step.oldId : null, entry);
+    this.journal.refused(step.key, 'oldId' in step && (!made || kept) ? step.oldId : null, entry);
   }
 
   /** A lookup whose parent the service refused to create finds nothing: the step itself says so. */

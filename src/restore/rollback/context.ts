@@ -115,6 +115,9 @@ export class PlanContext {
   readonly declaredRecords = new Set<string>();
   /** Live column ids the run re-points (possibly by making them anew): not mapped onto themselves. */
   readonly repointedColumns = new Set<string>();
+  /** Of those, the relation columns: never made anew (re-pointed in place, or declared and kept),
+   * so they keep their id and their cells, which are written as any live column's. */
+  readonly keptColumns = new Set<string>();
   readonly repoint: Repointed[] = [];
   readonly found: ReadonlyMap<string, FoundBy>;
   readonly pick: Selected;

@@ -46,8 +46,10 @@ export function planCells(ctx: PlanContext): void {
       ctx.notRestored.push({ entity: 'cell', id: change.id, label, reason: 'its column is gone: include it (--kinds columns or --column) to recreate it' });
       continue;
     }
-    // a column the run re-points (maybe by making it anew) is named through the journal
-    const liveColumn = !inRecreated && !ctx.repointedColumns.has(columnId);
+    // a column the run re-points (maybe by making it anew) is named through the journal; a relation
+    // column is never made anew, so its cells are written as any live column's
+    const repointed = ctx.repointedColumns.has(columnId);
+    const liveColumn = !inRecreated && (!repointed || ctx.keptColumns.has(columnId));
     // a cell made anew needs its record's place; a sub-record whose parent is not live (marked
     // gone without it) has none
     const top = ctx.topOf(recordId, ctx.liveRecords);
@@ -65,7 +67,7 @@ export function planCells(ctx: PlanContext): void {
     } else {
       ctx.liveIds.set(recordId, 'record');
       if (top!.collectionId) ctx.liveIds.set(top!.collectionId, 'collection');
-      if (liveColumn) ctx.liveIds.set(columnId, 'column');
+      if (liveColumn && !repointed) ctx.liveIds.set(columnId, 'column');
       ctx.steps.cells.push({
         op: 'createCell',
         kind: 'cell',

@@ -50,6 +50,13 @@ function finalFields(c: Column, body: ColumnThen): ColumnThen {
   return then;
 }
 
+/** Why the module's own relation column is declared where its settings stay create-only, and what to do. */
+function relationAdvice(ctx: PlanContext, name: string, refs: string[]): string {
+  const label = new Map<string, string>([...ctx.base.collections.map((c) => [c.id, `collection ${c.name}`] as const), ...ctx.base.columns.map((c) => [c.id, `column ${c.name}`] as const)]);
+  const what = refs.map((r) => label.get(r) ?? r).join(', ');
+  return `settings not taken (the service keeps them create-only), and a relation column is not made anew (its cells are links people made, perhaps after the damage; reference columns go via its id): it still names the dead id — point column ${name} at ${what} (made anew by this rollback) again by hand`;
+}
+
 /** Field writes on live columns, and re-pointing of those whose settings name what is recreated. */
 export function planRepointColumns(ctx: PlanContext, updates: ColumnUpdates): void {
   const dead = deadIds(ctx);
@@ -67,7 +74,8 @@ export function planRepointColumns(ctx: PlanContext, updates: ColumnUpdates): vo
     }
     const { settings: _dropped, ...body } = upd?.body ?? {};
     ctx.repointedColumns.add(c.id);
-    ctx.repoint.push({ entity: 'column', id: c.id, name: c.name, names: refs });
+    if (c.type === 'relation') ctx.keptColumns.add(c.id);
+    ctx.repoint.push({ entity: 'column', id: c.id, name: c.name, type: c.type, names: refs });
     ctx.count('columnsRepointed');
     ctx.steps.repointColumns.push({
       op: 'repointColumn',
@@ -75,6 +83,9 @@ export function planRepointColumns(ctx: PlanContext, updates: ColumnUpdates): vo
       key: `repoint-column:${c.id}`,
       oldId: c.id,
       module: ctx.moduleId,
+      // a relation column is never made anew, the module's own either: its cells are links people
+      // made (some perhaps after the damage) and reference columns go via its id
+      ...(c.type === 'relation' ? { inPlaceOnly: relationAdvice(ctx, c.name, refs) } : {}),
       target: c.id,
       settings: { value: settings ?? {}, refs },
       body,

@@ -80,7 +80,20 @@ describe('rollback planners', () => {
     const step = p.plan.phases[1]!.steps[0] as Extract<Step, { op: 'repointColumn' }>;
     expect(step).toMatchObject({ settings: { refs: ['k-rel'] }, body: { name: 'Customer value' }, remake: { name: 'Customer value', type: 'reference', scope: 'record' }, then: { position: 1, width: 180 } });
     expect(p.liveIds.has('k-ref')).toBe(false);
-    expect(p.repoint).toEqual([{ entity: 'column', id: 'k-ref', name: 'Renamed', names: ['k-rel'] }]);
+    expect(p.repoint).toEqual([{ entity: 'column', id: 'k-ref', name: 'Renamed', type: 'reference', names: ['k-rel'] }]);
+  });
+
+  it("the module's own relation column naming a recreated column: re-pointed in place or declared, never made anew; its damaged cells written on it as a live column's", () => {
+    // a relation between the module's own rows showing Notes; the damage deleted Notes and changed a link
+    const self = (k: ModuleTree['columns']): ModuleTree['columns'] => k.map((c) => (c.id === 'k-rel' ? { ...c, settings: { targetModule: 'm1', displayField: 'k-text' } } : c));
+    const base = tree({ columns: self(tree().columns) });
+    const live = tree({ columns: self(tree().columns).filter((c) => c.id !== 'k-text'), cells: [cell('v1', 'r1', 'k-rel', '["r2"]')] });
+    const p = plan(base, live);
+    const steps = allSteps(p.plan);
+    const repoint = steps.find((x) => x.op === 'repointColumn' && x.target === 'k-rel') as Extract<Step, { op: 'repointColumn' }>;
+    expect(repoint.inPlaceOnly).toContain('point column Customer at column Notes (made anew by this rollback) again by hand');
+    expect(steps.find((x) => x.op === 'setCell' && x.target === 'v1')).toMatchObject({ value: { value: '["x1"]' } });
+    expect(p.repoint).toContainEqual({ entity: 'column', id: 'k-rel', name: 'Customer', type: 'relation', names: ['k-text'] });
   });
 
   it('a reference whose relation is recreated too is made after it; automations naming a recreated column or collection are re-pointed', () => {

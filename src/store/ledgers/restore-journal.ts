@@ -167,7 +167,8 @@ export class RunJournal {
       )
       .run(this.run.id, stepKey, oldId, entry.entity, entry.id, entry.label, entry.reason, entry.status ?? null, entry.value ?? null, this.now());
     this.done.add(stepKey);
-    if (oldId !== null && !this.map.has(oldId)) this.refusedIds.add(oldId);
+    // (a live column kept in place is both: mapped onto itself for what needs it, refused for the report)
+    if (oldId !== null) this.refusedIds.add(oldId);
   }
 
   /** Every refusal of the run, oldest first. */

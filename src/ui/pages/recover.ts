@@ -30,8 +30,8 @@ function repointedHtml(p: RecoverPreview): Html | string {
   if (!columns.length && !automations.length) return '';
   const whose = (x: { owner?: { name: string } }): Html | string => (x.owner ? html`${clip(x.owner.name, 40)} › ` : '');
   const how = (c: RecoverPreview['repointed']['columns'][number]): string =>
-    c.owner && c.type === 'relation'
-      ? 're-pointed in place; declared where the service keeps settings create-only (a relation column of another module is not made anew)'
+    c.type === 'relation'
+      ? 're-pointed in place; declared where the service keeps settings create-only (a relation column is not made anew)'
       : 're-pointed in place, or made anew where the service keeps settings create-only';
   return html`<h3>Re-pointed at what is recreated (${columns.length + automations.length})</h3><table><tr><th>what</th><th>names</th><th>how</th></tr>${columns.map(
     (c) => html`<tr><td class="text">column ${whose(c)}${clip(c.name, 60)} <span class="muted mono">${c.id}</span></td><td class="mono">${c.names.join(', ')}</td><td class="text">${how(c)}</td></tr>`,

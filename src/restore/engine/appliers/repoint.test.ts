@@ -56,6 +56,23 @@ describe('re-point appliers', () => {
     expect(await A.repointColumn.lookUp!(relation, kept.ctx)).toBeNull();
   });
 
+  it("the module's own relation column whose settings the service keeps: kept with its id (what needs it resolves to it), then declared; never made anew", async () => {
+    const own: RepointColumn = { ...step, remake: { ...step.remake, type: 'relation' }, inPlaceOnly: 'point it again by hand' };
+    const kept = fakeContext({ updateColumn: (id: string) => ({ id, settings: { via: 'k-rel' } }) }, { 'k-rel': 'NEW-REL', m: 'm', 'k-ref': 'k-ref' });
+    const made = await A.repointColumn.create!(own, kept.ctx);
+    expect(made.id).toBe('k-ref');
+    await expect(A.repointColumn.finish!(own, made, kept.ctx)).rejects.toMatchObject({ message: 'point it again by hand', details: { notTaken: true } });
+    expect(kept.calls.map((c) => c[0])).toEqual(['updateColumn']);
+    // resumed after the create (nothing handed over): read back, still not taken, declared
+    const resumed = fakeContext({ listColumns: () => [{ id: 'k-ref', name: 'Customer value', type: 'relation', settings: { via: 'k-rel' } }] }, { 'k-rel': 'NEW-REL', m: 'm', 'k-ref': 'k-ref' });
+    await expect(A.repointColumn.finish!(own, null, resumed.ctx)).rejects.toMatchObject({ details: { notTaken: true } });
+    // taken in place: nothing more
+    const taken = fakeContext({ updateColumn: (id: string, body: Record<string, unknown>) => ({ id, ...body }) }, { 'k-rel': 'NEW-REL', m: 'm', 'k-ref': 'k-ref' });
+    const inPlace = await A.repointColumn.create!(own, taken.ctx);
+    await A.repointColumn.finish!(own, inPlace, taken.ctx);
+    expect(taken.calls.map((c) => c[0])).toEqual(['updateColumn']);
+  });
+
   it('after an unknown outcome: a copy with the settings is found first, else the column itself when re-pointed, else nothing', async () => {
     const settings = { via: 'NEW-REL', field: 'f', aggregate: 'sum' };
     const copy = fakeContext({ listColumns: () => [{ id: 'k-ref', name: 'Customer value', type: 'reference', settings: { via: 'k-rel' } }, { id: 'C2', name: 'Customer value', type: 'reference', settings }] }, { 'k-rel': 'NEW-REL', m: 'm' });

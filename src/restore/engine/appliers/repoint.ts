@@ -24,7 +24,10 @@ export const repointAppliers: Pick<Appliers, 'repointColumn' | 'repointAutomatio
       const put: ColumnThen = { ...s.body, settings };
       const now = await ctx.client.updateColumn(s.target, put, ctx.call);
       if (same(now.settings, settings)) return asCreated({ ...now, id: s.target });
-      // answered, settings kept: declared (a refusal with the advice), never made anew
+      // answered, settings kept: declared (a refusal with the advice), never made anew. The run's own
+      // relation column stays what the journal maps it to (its cells are written after), and is
+      // declared by finish
+      if (s.inPlaceOnly !== undefined && !s.foreign) return asCreated({ ...now, id: s.target });
       if (s.inPlaceOnly !== undefined) throw new WbsyncError('http', s.inPlaceOnly, { details: { notTaken: true } });
       return asCreated(await ctx.client.createColumn(moduleOf(s, ctx), { ...s.remake, settings }, ctx.call));
     },
@@ -39,7 +42,13 @@ export const repointAppliers: Pick<Appliers, 'repointColumn' | 'repointAutomatio
     // made anew: its fields as they should be, then the old one (pointing at nothing) deleted
     finish: async (s, created, ctx) => {
       const id = ctx.resolve(s.oldId);
-      if (id === s.target) return;
+      if (id === s.target) {
+        if (s.inPlaceOnly === undefined) return;
+        const settings = resolveRefs(s.settings, ctx.resolve);
+        const now = created ?? (await ctx.client.listColumns(moduleOf(s, ctx), s.remake.scope, ctx.call)).find((c) => c.id === s.target);
+        if (!now || !same(now.settings, settings)) throw new WbsyncError('http', s.inPlaceOnly, { details: { notTaken: true } });
+        return;
+      }
       const body = differing(s.then, created);
       if (Object.keys(body).length) await ctx.client.updateColumn(id, body, ctx.call);
       const cols = await ctx.client.listColumns(moduleOf(s, ctx), s.remake.scope, ctx.call);
