@@ -14,11 +14,16 @@
 //       { name: 'dry-run', type: 'boolean', description: '...' },
 //     ],
 //     positionals: [{ name: 'ID', description: '...', required: true, variadic: true }],
-//     async run(ctx) {                     // returns the exit code (EXIT_CODES)
-//       const keepLast = intFlag(ctx.args.flags, 'keep-last', 'prune');   // from flag-values.ts
-//       ...
-//     },
+//     // what it does, loaded only when it runs: actions/prune.ts exports runPruneCommand(ctx),
+//     // which returns the exit code (EXIT_CODES)
+//     run: async (ctx) => (await import('../actions/prune.js')).runPruneCommand(ctx),
 //   };
+//
+//   // actions/prune.ts
+//   export async function runPruneCommand(ctx: CommandContext): Promise<number> {
+//     const keepLast = intFlag(ctx.args.flags, 'keep-last', 'prune');   // from flag-values.ts
+//     ...
+//   }
 //
 // Flag types: 'boolean' (no value), 'string' (one value, given once), 'number' (a finite number),
 // 'list' (repeatable, collected in order), 'pair' (exactly two values: `--changed-between T1 T2`).
@@ -29,9 +34,11 @@
 // Command of the same shape whose `usage` starts with the full path (`wbsync restore module ...`);
 // a new one (`restore workspace`) is one more entry in restoreCommand.subcommands.
 // Throw a WbsyncError('usage', ...) for a usage problem the parser cannot see: it exits 2.
-// A new command: one file in commands/, exporting its Command value, added to registry.ts; flag
-// values that need checking (counts, ids, lists) are read with intFlag/stringFlag/listFlag from
-// './flag-values.js'.
+// A new command: one file in commands/, exporting its Command value, added to registry.ts, and its
+// action in actions/; flag values that need checking (counts, ids, lists) are read there with
+// intFlag/stringFlag/listFlag from './flag-values.js'. A file in commands/ imports nothing that
+// runs (only command.ts and other commands/ files): every command line — --help, --version, and
+// each command's start — loads all of them (src/cli/startup-imports.test.ts holds the line).
 
 import type { Logger } from '../config/logger.js';
 import type { LoadedConfig } from '../config/load.js';

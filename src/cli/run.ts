@@ -1,8 +1,9 @@
 // The CLI's single entry and single top-level catch: dispatch, help, exit codes.
 
 import { readFileSync } from 'node:fs';
-import { loadConfig, type LoadedConfig } from '../config/load.js';
-import { createLogger, scrubSecrets, type Logger } from '../config/logger.js';
+import type { LoadedConfig } from '../config/load.js';
+import type { Logger } from '../config/logger.js';
+import { scrubSecrets } from '../config/scrub-secrets.js';
 import { terminalText } from '../domain/display-text.js';
 import { WbsyncError, exitCodeFor, isWbsyncError } from '../domain/errors.js';
 import type { CommandContext, Output } from './command.js';
@@ -52,6 +53,8 @@ export async function runCli(argv: readonly string[], io: CliIo): Promise<number
       return 0;
     }
     const { command: cmd, args } = outcome.invocation;
+    // loaded once a command runs (the config's schema, pino): help, --version and usage errors go without
+    const [{ loadConfig }, { createLogger }] = await Promise.all([import('../config/load.js'), import('../config/logger.js')]);
     let logger: Logger | undefined;
     const config = (): LoadedConfig => {
       loaded ??= loadConfig(

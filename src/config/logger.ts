@@ -5,6 +5,7 @@
 import { writeSync } from 'node:fs';
 import { pino, type Logger } from 'pino';
 import { hasHiddenCharacters, shown, terminalText } from '../domain/display-text.js';
+import { scrubSecrets } from './scrub-secrets.js';
 
 export type { Logger };
 
@@ -43,12 +44,6 @@ export function readableLine(jsonLine: string): string {
   // (display-text.ts); the message stays on its line (shown: a name in it cannot fake a log line)
   const text = [at, lvl, shown(String(msg ?? ''))].filter(Boolean).join(' ') + (fields.length ? `  ${fields.join(' ')}` : '');
   return `${terminalText(text)}\n`;
-}
-
-export function scrubSecrets(text: string, secrets: readonly string[]): string {
-  let out = text;
-  for (const s of secrets) if (s.length >= 4) out = out.split(s).join('[redacted]');
-  return out;
 }
 
 export function createLogger(opts: LoggerOptions): Logger {

@@ -1,5 +1,7 @@
 import { existsSync, mkdirSync, mkdtempSync, readFileSync, rmSync, statSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
+import { createRequire } from 'node:module';
+import { Worker } from 'node:worker_threads';
 import { join } from 'node:path';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { isWbsyncError, WbsyncError } from '../domain/errors.js';
@@ -24,6 +26,23 @@ describe('database lock', () => {
     db = join(dir, 'wbsync.db');
   });
   afterEach(() => rmSync(dir, { recursive: true, force: true }));
+
+  it('should take a free lock that another process is testing at the same moment (both in SQLite shared mode), not refuse', async () => {
+    acquireLock(db).release(); // the lock file exists, free
+    // another racer mid-attempt: it holds SQLite's shared lock on the file for a moment, which
+    // blocks this one's step up to exclusive; with no retry both were refused and nobody held it
+    const racer = new Worker(
+      `const { parentPort, workerData } = require('node:worker_threads'); const Database = require(workerData.sqlite);
+       const x = new Database(workerData.file, { timeout: 0 }); x.exec('BEGIN'); x.prepare('SELECT count(*) FROM sqlite_master').get();
+       parentPort.postMessage('shared'); const until = Date.now() + 40; while (Date.now() < until); x.exec('COMMIT'); x.close();`,
+      { eval: true, workerData: { sqlite: createRequire(import.meta.url).resolve('better-sqlite3'), file: lockPathFor(db) } },
+    );
+    await new Promise((r) => racer.once('message', r));
+    const lock = acquireLock(db, { command: 'sync' });
+    expect(readLockHolder(lock.path)).toMatchObject({ pid: process.pid, command: 'sync' });
+    lock.release();
+    await new Promise((r) => racer.once('exit', r));
+  });
 
   it('should hold <db>.lock (mode 0600, kept on release) and note who holds it', () => {
     const lock = acquireLock(db, { command: 'prune' });

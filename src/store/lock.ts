@@ -77,11 +77,18 @@ function legacyHolder(file: string, pid: number, isAlive: (pid: number) => boole
   return null;
 }
 
-function attempt(file: string, pid: number, isAlive: (pid: number) => boolean): Attempt {
+/**
+ * One try at the lock. `busyMs`: how long SQLite's busy handler retries while another connection
+ * is mid-way through the same try. Two processes that both hold SQLite's shared lock on a free
+ * lock file block each other's step up to exclusive, so with no retry both are refused and
+ * nobody holds it; a one-shot acquire retries a moment, a polling wait (which tries again anyway)
+ * does not block its event loop.
+ */
+function attempt(file: string, pid: number, isAlive: (pid: number) => boolean, busyMs = 0): Attempt {
   for (let round = 0; round < 2; round++) {
     let db: Database.Database;
     try {
-      db = withPrivateUmask(() => new Database(file, { timeout: 0 }));
+      db = withPrivateUmask(() => new Database(file, { timeout: busyMs }));
     } catch (e) {
       throw cannotCreate(file, e);
     }
@@ -151,13 +158,16 @@ function holdLock(file: string, db: Database.Database, pid: number, command: str
   };
 }
 
+/** A one-shot acquire's patience with a racer that is taking or testing the lock at the same moment. */
+const ONE_SHOT_BUSY_MS = 100;
+
 /** Takes the lock now, or refuses (WbsyncError 'locked', exit 2) naming what holds it. */
 export function acquireLock(dbPath: string, opts: LockOptions = {}): DbLock {
   const kind = opts.kind ?? 'write';
   const pid = opts.pid ?? process.pid;
   const isAlive = opts.isAlive ?? isProcessAlive;
   const file = lockPathFor(dbPath, kind);
-  const a = attempt(file, pid, isAlive);
+  const a = attempt(file, pid, isAlive, ONE_SHOT_BUSY_MS);
   if ('held' in a) return holdLock(file, a.held, pid, opts.command ?? (kind === 'daemon' ? 'daemon' : 'sync'), opts);
   throw lockedError(dbPath, kind, a.busy, isAlive);
 }

@@ -1,12 +1,7 @@
 // `wbsync drill`: proves the backup restores — snapshot N restored into a scratch service (the
 // bundled emulator, or a staging service), read back and compared. Exit 0 only when equal.
 
-import { EXIT_CODES, WbsyncError } from '../../domain/errors.js';
-import { runDrill } from '../../drill/drill.js';
-import { formatDrill } from '../../drill/format.js';
 import type { Command } from '../command.js';
-import { intFlag, listFlag, stringFlag } from '../flag-values.js';
-import { targetOf } from './restore-workspace.js';
 
 export const drillCommand: Command = {
   name: 'drill',
@@ -32,28 +27,5 @@ export const drillCommand: Command = {
     { name: 'target-url', type: 'string', valueName: 'URL', description: 'restore into this staging service instead of the bundled emulator' },
     { name: 'target-key-file', type: 'string', valueName: 'FILE', description: "the staging service's key, read from this file" },
   ],
-  async run(ctx) {
-    const { config } = ctx.config();
-    const flags = ctx.args.flags;
-    const snapshotId = intFlag(flags, 'snapshot', 'drill');
-    if (snapshotId !== undefined && snapshotId < 1) throw new WbsyncError('usage', '--snapshot: expected a snapshot id (a positive whole number)');
-    const dialect = stringFlag(flags, 'dialect') ?? config.drill.dialect;
-    if (dialect !== 'observed' && dialect !== 'spec') throw new WbsyncError('usage', `--dialect: expected observed or spec, got '${dialect}'`);
-    const target = targetOf(flags);
-    const report = await runDrill({
-      db: config.db,
-      ...(snapshotId !== undefined ? { snapshotId } : {}),
-      workspaceIds: listFlag(flags, 'workspace'),
-      dialect,
-      ...(target ? { target } : {}),
-      attribution: config.restore.attribution,
-      http: config.http,
-      logger: ctx.logger(),
-      signal: ctx.signal,
-    });
-    ctx.logger().info({ snapshot: report.snapshot, ok: report.ok, durationMs: report.durationMs, workspaces: report.workspaces.length }, 'drill finished');
-    if (ctx.json) ctx.emit(report);
-    else ctx.say(formatDrill(report));
-    return report.ok ? EXIT_CODES.ok : EXIT_CODES.partial;
-  },
+  run: async (ctx) => (await import('../actions/drill.js')).runDrillCommand(ctx),
 };

@@ -1,20 +1,7 @@
 // `wbsync export`: a standalone SQLite copy whose views show one snapshot, or (--format csv|jsonl)
 // one plain file per view in a folder.
 
-import { shown } from '../../domain/display-text.js';
-import { WbsyncError } from '../../domain/errors.js';
-import { intFlag, stringFlag } from '../flag-values.js';
 import type { Command } from '../command.js';
-import { openDb } from '../open.js';
-
-const FORMATS = ['sqlite', 'csv', 'jsonl'] as const;
-type Format = (typeof FORMATS)[number];
-
-function formatFlag(value: string | undefined): Format {
-  if (value === undefined) return 'sqlite';
-  if ((FORMATS as readonly string[]).includes(value)) return value as Format;
-  throw new WbsyncError('usage', `--format must be one of ${FORMATS.join(', ')}, got '${value}'`, { hint: "see 'wbsync export --help'" });
-}
 
 export const exportCommand: Command = {
   name: 'export',
@@ -39,32 +26,5 @@ export const exportCommand: Command = {
     { name: 'out', type: 'string', valueName: 'PATH', description: 'the file (sqlite) or folder (csv, jsonl) to write; must not exist' },
     { name: 'snapshot', type: 'number', valueName: 'N', description: 'snapshot to show (default: latest complete)' },
   ],
-  async run(ctx) {
-    const format = formatFlag(stringFlag(ctx.args.flags, 'format'));
-    const out = stringFlag(ctx.args.flags, 'out');
-    if (!out) throw new WbsyncError('usage', `export needs --out ${format === 'sqlite' ? 'FILE' : 'FOLDER'}`, { hint: "see 'wbsync export --help'" });
-    const snapshot = intFlag(ctx.args.flags, 'snapshot', 'export');
-    const store = openDb(ctx, { readonly: true });
-    try {
-      const target = snapshot ?? store.latestCompleteSnapshot();
-      if (target === null) throw new WbsyncError('usage', 'there is no complete snapshot to export yet', { hint: 'run `wbsync sync` first' });
-      const info = store.getSnapshot(target);
-      if (!info) throw new WbsyncError('usage', `snapshot ${target} does not exist`, { hint: 'list them with `wbsync snapshots`' });
-      if (format === 'sqlite') {
-        await store.exportTo(out, target);
-        if (ctx.json) ctx.emit({ out, snapshot: target, format });
-        else ctx.say(`exported snapshot ${target} (${info.kind}, ${info.status}) to ${shown(out)}`);
-        return 0;
-      }
-      const started = performance.now();
-      const files = await store.exportFiles(out, format, target);
-      const durationMs = Math.round(performance.now() - started);
-      const rows = files.reduce((n, f) => n + f.rows, 0);
-      if (ctx.json) ctx.emit({ out, snapshot: target, format, files, rows, durationMs });
-      else ctx.say(`exported snapshot ${target} (${info.kind}, ${info.status}) to ${shown(out)}/: ${files.length} ${format} files, ${rows} rows in ${durationMs} ms`);
-      return 0;
-    } finally {
-      store.close();
-    }
-  },
+  run: async (ctx) => (await import('../actions/export.js')).runExportCommand(ctx),
 };
