@@ -3,6 +3,7 @@
 import type Database from 'better-sqlite3';
 import { WbsyncError } from '../domain/errors.js';
 import { MIGRATIONS, type Migration } from './migrations/index.js';
+import { buildDeferredIndexes } from './write/bulk-fill.js';
 
 export function appliedVersions(db: Database.Database): Set<number> {
   const exists = db
@@ -26,7 +27,11 @@ function checkNotNewer(applied: Set<number>, migrations: readonly Migration[]): 
 export function migrate(db: Database.Database, now: () => string, migrations: readonly Migration[] = MIGRATIONS): number[] {
   db.exec(`CREATE TABLE IF NOT EXISTS schema_migrations (
     version INTEGER PRIMARY KEY, name TEXT NOT NULL, applied_at TEXT NOT NULL)`);
-  checkNotNewer(appliedVersions(db), migrations);
+  const applied = appliedVersions(db);
+  checkNotNewer(applied, migrations);
+  // a migration may drop or rebuild an index a first fill left out (bulk-fill.ts): every index is
+  // back before any migration runs, whoever's pass left it out (that pass's end then finds none)
+  if (migrations.some((m) => !applied.has(m.version))) buildDeferredIndexes(db);
   const done: number[] = [];
   for (const m of [...migrations].sort((a, b) => a.version - b.version)) {
     db.exec('BEGIN IMMEDIATE');

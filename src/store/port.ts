@@ -116,6 +116,10 @@ export interface WriteBatch {
   cursor?: { workspaceId: string; cursor: string };
   /** Parts this batch's data read in full, as of the snapshot's start (same transaction). */
   verified?: PartRef[];
+  /** Build the indexes this snapshot's first fill left out (store/write/bulk-fill.ts) in this
+   * batch's transaction: sent by a pass after its last batch, so the build runs where the batches
+   * are written (the writer thread), not on the event loop; finishSnapshot builds whatever is left. */
+  indexesBack?: boolean;
 }
 
 export interface ApplyResult {

@@ -19,6 +19,7 @@ import { SqliteStateReader } from './read/state-reader.js';
 import { withStorageErrors } from './storage-error.js';
 import { verifyDatabase } from './read/verify.js';
 import { ThreadBatchWriter } from './write/writer-thread.js';
+import { buildAbandonedIndexes, buildDeferredIndexes, deferIndexesForFill } from './write/bulk-fill.js';
 
 export class SqliteStore implements Store {
   private readonly mutex = new Mutex();
@@ -61,18 +62,31 @@ export class SqliteStore implements Store {
     this.assertNoBatchOpen('beginSnapshot');
     const id = withStorageErrors('starting a snapshot', () => this.snapshots.begin(kind));
     this.held.add(id);
+    // a full pass into an empty version table builds that table's indexes once at its end (bulk-fill.ts)
+    if (kind === 'full') withStorageErrors('starting a snapshot', () => deferIndexesForFill(this.db, id));
     return id;
   }
 
   finishSnapshot(id: number, status: Exclude<SnapshotStatus, 'running'>, summary: Record<string, unknown>): void {
     this.assertNoBatchOpen('finishSnapshot');
-    withStorageErrors(`finishing snapshot ${id}`, () => this.snapshots.finish(id, status, summary));
+    // the indexes this pass left out are built back in the transaction that ends it: a complete
+    // snapshot never lacks one
+    withStorageErrors(`finishing snapshot ${id}`, () =>
+      this.db.transaction(() => {
+        buildDeferredIndexes(this.db, (d) => d.snapshot_id === id);
+        this.snapshots.finish(id, status, summary);
+      }).immediate(),
+    );
     this.held.delete(id);
   }
 
   failInterruptedSnapshots(): number[] {
     this.assertNoBatchOpen('failInterruptedSnapshots');
-    return withStorageErrors('marking interrupted snapshots', () => this.snapshots.failInterrupted(this.held));
+    return withStorageErrors('marking interrupted snapshots', () => {
+      const ids = this.snapshots.failInterrupted(this.held);
+      if (!this.db.readonly) buildAbandonedIndexes(this.db);
+      return ids;
+    });
   }
 
   listSnapshots(): SnapshotInfo[] {

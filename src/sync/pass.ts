@@ -228,6 +228,8 @@ export async function runPass(deps: PassDeps, opts: PassOptions = {}): Promise<P
       if (outcome.held) held.push(outcome.held);
     }
     if (opts.signal?.aborted) throw new WbsyncError('partial', 'pass interrupted by a signal; nothing half-written was kept — run again to resume', { details: { interrupted: true } });
+    // a first fill's indexes are built by the writer thread, off the event loop (store/write/bulk-fill.ts)
+    await apply({ indexesBack: true });
   } catch (e) {
     const reason = isWbsyncError(e) ? e.message : String(e);
     try {

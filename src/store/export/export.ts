@@ -14,6 +14,7 @@ import { makeExportTemp } from './export-temp.js';
 import { rebuildSearch } from '../tables/fts.js';
 import { MIGRATIONS } from '../migrations/index.js';
 import { toStorageError } from '../storage-error.js';
+import { buildDeferredIndexes } from '../write/bulk-fill.js';
 
 export interface ExportOptions {
   /** Replace an existing file at the target (default: refuse). */
@@ -23,6 +24,8 @@ export interface ExportOptions {
 /** Cuts an opened copy back to snapshot N. Exported for tests. */
 export function cutBackTo(copy: Database.Database, n: number): void {
   copy.transaction(() => {
+    // a copy taken during a first fill has every index (bulk-fill.ts): nothing runs in a copy
+    buildDeferredIndexes(copy);
     for (const m of MIGRATIONS) if (m.exportCleanup) copy.exec(m.exportCleanup);
     for (const spec of Object.values(SPECS)) {
       copy.prepare(`DELETE FROM ${spec.table} WHERE valid_from > ?`).run(n);

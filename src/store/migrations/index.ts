@@ -21,8 +21,9 @@ import { migration016 } from './016-incidents.js';
 import { migration017 } from './017-activity-history.js';
 import { migration025 } from './025-unplaced-sub-records.js';
 import { migration026 } from './026-module-record-spans.js';
+import { migration031 } from './031-deferred-indexes.js';
 import type { Migration } from './types.js';
 
 export type { Migration } from './types.js';
 
-export const MIGRATIONS: readonly Migration[] = [migration001, migration002, migration003, migration004, migration005, migration006, migration007, migration008, migration009, migration010, migration011, migration012, migration013, migration014, migration015, migration016, migration017, migration021, migration022, migration025, migration026];
+export const MIGRATIONS: readonly Migration[] = [migration001, migration002, migration003, migration004, migration005, migration006, migration007, migration008, migration009, migration010, migration011, migration012, migration013, migration014, migration015, migration016, migration017, migration021, migration022, migration025, migration026, migration031];

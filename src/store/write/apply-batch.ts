@@ -9,6 +9,7 @@ import type { Cursors } from './cursors.js';
 import { UPSERT_ORDER } from '../tables/entity-specs.js';
 import { erasureGate, type GateSession } from '../erasure/erasure-gate.js';
 import { GoneMarker } from './gone-marks.js';
+import { buildDeferredIndexes } from './bulk-fill.js';
 import type { ApplyResult, WriteBatch } from '../port.js';
 import type { Snapshots } from './snapshots.js';
 import { toStorageError } from '../storage-error.js';
@@ -54,6 +55,7 @@ export async function applyBatch(ctx: ApplyContext, snapshotId: number, batch: W
   if (cursor) steps.push(() => cursors.set(cursor.workspaceId, cursor.cursor, snapshotId));
   const verified = batch.verified;
   if (verified?.length) steps.push(() => cursors.markVerified(verified, snapshotId));
+  if (batch.indexesBack) steps.push(() => void buildDeferredIndexes(db, (d) => d.snapshot_id === snapshotId));
   steps.push(() => snapshots.addCounts(snapshotId, tally.written, tally.gone));
 
   try {
