@@ -88,7 +88,7 @@ export function createHttpClient(opts: HttpClientOptions): ServiceClient {
   /** Sends through the stack and decodes a 2xx; any failure leaves as a scrubbed WbsyncError. */
   const call: Call = async (method, template, params, decode, extra = {}) => {
     try {
-      const res = await stack.send({ method, template, params, body: extra.body, query: extra.query, signal: extra.opts?.signal });
+      const res = await stack.send({ method, template, params, body: extra.body, query: extra.query, signal: extra.opts?.signal, priority: extra.opts?.priority });
       if (res.status < 200 || res.status >= 300) throw errorFromResponse(res);
       return decode(res);
     } catch (err) {

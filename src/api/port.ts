@@ -95,6 +95,8 @@ export interface AutomationInput {
 /** Options common to every call. */
 export interface CallOptions {
   signal?: AbortSignal;
+  /** Sent ahead of the client's queued requests of a lower priority (default 0). */
+  priority?: number;
 }
 
 export interface ServiceClient {

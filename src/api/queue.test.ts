@@ -25,6 +25,28 @@ describe('withQueue', () => {
     await Promise.all(Array.from({ length: 20 }, () => q.send({ method: 'GET', template: '/x' })));
     expect(peak).toBe(3);
   });
+
+  it('sends a request of a higher priority ahead of those queued before it, with or without a signal', async () => {
+    const order: string[] = [];
+    const inner: Transport = {
+      async send(req: ApiRequest): Promise<ApiResponse> {
+        order.push(req.template);
+        await new Promise((r) => setTimeout(r, 2));
+        return { status: 200, contentType: '', text: '{}', endpoint: req.template };
+      },
+      close: async () => undefined,
+    };
+    const q = withQueue(inner, 1);
+    const signal = new AbortController().signal;
+    await Promise.all([
+      q.send({ method: 'GET', template: '/first' }),
+      q.send({ method: 'GET', template: '/crawl-1' }),
+      q.send({ method: 'GET', template: '/crawl-2', signal }),
+      q.send({ method: 'GET', template: '/feed-1', priority: 1 }),
+      q.send({ method: 'GET', template: '/feed-2', priority: 1, signal }),
+    ]);
+    expect(order).toEqual(['/first', '/feed-1', '/feed-2', '/crawl-1', '/crawl-2']);
+  });
 });
 
 describe('one shared signal, many requests', () => {

@@ -13,12 +13,13 @@ export function withQueue(inner: Transport, concurrency: number): Transport {
   const queue = new PQueue({ concurrency: Math.max(1, Math.floor(concurrency)) });
   return {
     send: async (req: ApiRequest): Promise<ApiResponse> => {
-      if (req.signal === undefined) return queue.add(() => inner.send(req));
+      const priority = req.priority ?? 0;
+      if (req.signal === undefined) return queue.add(() => inner.send(req), { priority });
       // The caller's signal is shared by every request of the command: each request follows it
       // through a signal of its own (one listener on the shared one, see abort-fanout.ts).
       const own = followSignal(req.signal);
       try {
-        return await queue.add(() => inner.send({ ...req, signal: own.signal }), { signal: own.signal });
+        return await queue.add(() => inner.send({ ...req, signal: own.signal }), { signal: own.signal, priority });
       } catch (err) {
         // p-queue rejects a task cancelled while waiting with its own AbortError.
         if (!(err instanceof WbsyncError) && req.signal.aborted) throw cancelledError(describeEndpoint(req.method, req.template));

@@ -18,6 +18,8 @@ export interface ApiRequest {
   /** false for the health check: `GET ${baseUrl}/`, outside `/api`, sent without the key. */
   api?: boolean;
   signal?: AbortSignal;
+  /** Queued ahead of requests of a lower priority (queue.ts; default 0). */
+  priority?: number;
 }
 
 export interface ApiResponse {

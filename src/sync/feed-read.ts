@@ -35,7 +35,10 @@ async function readSlice(client: ServiceClient, workspaceId: string, slice: Slic
   let requests = 0;
   let before = iso(slice.cursorMs);
   for (;;) {
-    const page = await client.listActivity(workspaceId, { limit: PAGE_LIMIT, before });
+    // ahead of the module crawl's queued requests: the feed's rows keep the writer thread busy
+    // from the pass's start (else it idles while the crawl's first burst is read), and the feed ends
+    // early, so its table's deferred indexes are built while the crawl runs, not on the tail
+    const page = await client.listActivity(workspaceId, { limit: PAGE_LIMIT, before }, { priority: 1 });
     requests++;
     const rows = page.activities;
     const lower = slice.lowerMs === null ? null : iso(slice.lowerMs);

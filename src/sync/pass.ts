@@ -219,6 +219,7 @@ export async function runPass(deps: PassDeps, opts: PassOptions = {}): Promise<P
           feedSlices: opts.feedSlices ?? 8,
           freshness,
           acceptLoss: opts.acceptLoss === true,
+          feedIndexesBack: ws === selected[selected.length - 1],
         },
         ws,
         opts.full === true,

@@ -28,12 +28,14 @@ const FEED_BATCH_ROWS = 2500;
 function readFeedInBackground(env: PassEnv, workspaceId: string, trace: RecordTrace): { headRead: Promise<void>; done: Promise<{ head: string | null; rows: number }> } {
   let buffer: Activity[] = [];
   let writing: Promise<void> = Promise.resolve();
-  const flush = async (): Promise<void> => {
+  const flush = async (last = false): Promise<void> => {
     await writing; // one batch in the writer at a time; surfaces its failure here
     const batch = buffer;
     buffer = [];
-    if (batch.length === 0) return;
-    writing = env.apply({ upserts: { activity: batch } });
+    // the feed's last batch builds the activity table's deferred indexes (a first fill) at once
+    const indexesBack = last && env.feedIndexesBack;
+    if (batch.length === 0 && !indexesBack) return;
+    writing = env.apply({ ...(batch.length ? { upserts: { activity: batch } } : {}), ...(indexesBack ? { indexesBack: ['activity'] as const } : {}) });
     writing.catch(() => undefined); // awaited by the next flush
   };
   let headRead!: () => void;
@@ -49,7 +51,7 @@ function readFeedInBackground(env: PassEnv, workspaceId: string, trace: RecordTr
         if (buffer.length >= FEED_BATCH_ROWS) await flush();
       },
     });
-    await flush();
+    await flush(true);
     await writing;
     return { head: feed.head, rows: feed.rows };
   })();

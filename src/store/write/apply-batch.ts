@@ -9,7 +9,7 @@ import type { Cursors } from './cursors.js';
 import { UPSERT_ORDER } from '../tables/entity-specs.js';
 import { erasureGate, type GateSession } from '../erasure/erasure-gate.js';
 import { GoneMarker } from './gone-marks.js';
-import { buildDeferredIndexes } from './bulk-fill.js';
+import { buildDeferredIndexes, fillTables } from './bulk-fill.js';
 import type { ApplyResult, WriteBatch } from '../port.js';
 import type { Snapshots } from './snapshots.js';
 import { toStorageError } from '../storage-error.js';
@@ -55,7 +55,11 @@ export async function applyBatch(ctx: ApplyContext, snapshotId: number, batch: W
   if (cursor) steps.push(() => cursors.set(cursor.workspaceId, cursor.cursor, snapshotId));
   const verified = batch.verified;
   if (verified?.length) steps.push(() => cursors.markVerified(verified, snapshotId));
-  if (batch.indexesBack) steps.push(() => void buildDeferredIndexes(db, (d) => d.snapshot_id === snapshotId));
+  const back = batch.indexesBack;
+  if (back) {
+    const tables = fillTables(back);
+    steps.push(() => void buildDeferredIndexes(db, (d) => d.snapshot_id === snapshotId && tables.has(d.tbl_name)));
+  }
   steps.push(() => snapshots.addCounts(snapshotId, tally.written, tally.gone));
 
   try {

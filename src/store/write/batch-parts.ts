@@ -24,7 +24,7 @@ export function splitBatch(batch: WriteBatch, size: number): { parts: BatchPart[
   if (batch.gone) rest.gone = batch.gone;
   if (batch.cursor) rest.cursor = batch.cursor;
   if (batch.verified) rest.verified = batch.verified;
-  if (batch.indexesBack) rest.indexesBack = true;
+  if (batch.indexesBack) rest.indexesBack = batch.indexesBack;
   return { parts, rest };
 }
 

@@ -76,6 +76,25 @@ describe('bulk load on a first fill', () => {
     store.finishSnapshot(s2, 'complete', {});
   });
 
+  it('a batch naming a kind builds that table\'s indexes only; the pass\'s end builds the rest', async () => {
+    const want = migratedIndexes();
+    const s = store.beginSnapshot('full');
+    await store.apply(s, first());
+    // the feed's last batch: its rows and the activity table's indexes in one transaction
+    await store.apply(s, { upserts: { activity: [makeActivity('e3', 'w1', { recordId: 'r1' })] }, indexesBack: ['activity'] });
+    const left = deferredIndexes(store.db);
+    expect(left.length).toBeGreaterThan(0);
+    expect(left.every((d) => d.tbl_name === 'cell_versions')).toBe(true);
+    expect(indexesOf(store.db).filter((i) => i.tbl_name === 'activity_versions')).toEqual(want.filter((i) => i.tbl_name === 'activity_versions'));
+    expect(store.db.pragma('integrity_check(activity_versions)', { simple: true })).toBe('ok');
+    // rows written after it are indexed as any other insert
+    await store.apply(s, { upserts: { activity: [makeActivity('e4', 'w1', { recordId: 'r2' })], cells: [makeCell('x4', 'r2', 'k1')] }, indexesBack: ['cell'] });
+    expect(deferredIndexes(store.db)).toEqual([]);
+    store.finishSnapshot(s, 'complete', {});
+    expect(indexesOf(store.db)).toEqual(want);
+    for (const t of Object.keys(FILL_KEEPS)) expect(store.db.pragma(`integrity_check(${t})`, { simple: true })).toBe('ok');
+  });
+
   it('builds them back when the pass fails, and an incremental pass leaves nothing out', async () => {
     const want = migratedIndexes();
     const inc = store.beginSnapshot('incremental');
