@@ -10,6 +10,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { tempDir } from '../helpers/harness.js';
 import { syncedEmulator, type SyncedEmulator } from '../helpers/synced-emulator.js';
 import { foundIn } from '../helpers/erase-kit.js';
+import { useS3rverCredentials } from '../helpers/s3-credentials.js';
 
 describe('wbsync erase --offsite', () => {
   let s3: InstanceType<typeof S3rver>;
@@ -17,15 +18,14 @@ describe('wbsync erase --offsite', () => {
   let scratch: { dir: string; cleanup: () => void };
   let env: NodeJS.ProcessEnv;
   let identityFile: string;
-  const saved = { id: process.env.AWS_ACCESS_KEY_ID, secret: process.env.AWS_SECRET_ACCESS_KEY };
+  let restoreEnv: (() => void) | undefined;
   const cli = (...argv: string[]): ReturnType<SyncedEmulator['cli']> => synced.cli(...argv);
 
   beforeAll(async () => {
     scratch = tempDir('wbsync-erase-offsite-');
     s3 = new S3rver({ address: '127.0.0.1', port: 0, silent: true, directory: join(scratch.dir, 's3'), configureBuckets: [{ name: 'backups', configs: [] }] });
     const { port } = await s3.run();
-    process.env.AWS_ACCESS_KEY_ID = 'S3RVER';
-    process.env.AWS_SECRET_ACCESS_KEY = 'S3RVER';
+    restoreEnv = useS3rverCredentials();
     const identity = await age.generateIdentity();
     identityFile = join(scratch.dir, 'key.txt');
     fs.writeFileSync(identityFile, `${identity}\n`, { mode: 0o600 });
@@ -38,10 +38,7 @@ describe('wbsync erase --offsite', () => {
     await synced?.stop();
     await s3?.close();
     scratch?.cleanup();
-    process.env.AWS_ACCESS_KEY_ID = saved.id;
-    process.env.AWS_SECRET_ACCESS_KEY = saved.secret;
-    if (saved.id === undefined) delete process.env.AWS_ACCESS_KEY_ID;
-    if (saved.secret === undefined) delete process.env.AWS_SECRET_ACCESS_KEY;
+    restoreEnv?.();
   });
 
   it('lists the copies that still hold the data, then replaces them', { timeout: 60_000 }, async () => {

@@ -21,6 +21,7 @@ import { openStore } from '../../src/store/index.js';
 import { runPass } from '../../src/sync/pass.js';
 import { api, dumpOf, makeHarness, silentLogger, tempDir, type Harness } from '../helpers/harness.js';
 import { exportsOf } from '../helpers/fleet-exports.js';
+import { useS3rverCredentials } from '../helpers/s3-credentials.js';
 
 const sha256 = (file: string): string => createHash('sha256').update(fs.readFileSync(file)).digest('hex');
 
@@ -31,15 +32,14 @@ describe('fleet copy (s3rver, age)', { timeout: 60_000 }, () => {
   let scratch: { dir: string; cleanup: () => void };
   let identity: string;
   let recipient: string;
-  const saved = { id: process.env.AWS_ACCESS_KEY_ID, secret: process.env.AWS_SECRET_ACCESS_KEY };
+  let restoreEnv: (() => void) | undefined;
   const write = (now = new Date()) => writeFleetCopy({ tenant: 'acme', dbPath: h.dbPath, objects, recipient, worker: 'w-1', epoch: 3, now });
 
   beforeAll(async () => {
     scratch = tempDir('wbsync-fleet-copy-');
     s3 = new S3rver({ address: '127.0.0.1', port: 0, silent: true, directory: join(scratch.dir, 's3'), configureBuckets: [{ name: 'fleet', configs: [] }] });
     const { port } = await s3.run();
-    process.env.AWS_ACCESS_KEY_ID = 'S3RVER';
-    process.env.AWS_SECRET_ACCESS_KEY = 'S3RVER';
+    restoreEnv = useS3rverCredentials();
     objects = createS3Store({ bucket: 'fleet', prefix: '', endpoint: `http://127.0.0.1:${port}`, region: 'us-east-1', forcePathStyle: true });
     identity = await age.generateIdentity();
     recipient = await age.identityToRecipient(identity);
@@ -56,10 +56,7 @@ describe('fleet copy (s3rver, age)', { timeout: 60_000 }, () => {
     await h?.close();
     await s3?.close();
     scratch?.cleanup();
-    for (const [k, v] of [['AWS_ACCESS_KEY_ID', saved.id], ['AWS_SECRET_ACCESS_KEY', saved.secret]] as const) {
-      if (v === undefined) delete process.env[k];
-      else process.env[k] = v;
-    }
+    restoreEnv?.();
   });
 
   it('carries the whole history: the placed database exports every snapshot as the original; age decrypts the object', async () => {

@@ -14,6 +14,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { createS3Store, MAX_ATTEMPTS } from '../../src/offsite/object-store.js';
 import { fetchCopy, listCopies, pushCopy } from '../../src/offsite/offsite.js';
 import { makeHarness, tempDir, type Harness } from '../helpers/harness.js';
+import { useS3rverCredentials } from '../helpers/s3-credentials.js';
 
 const PREFIX = 'wbsync/stall/';
 
@@ -74,15 +75,14 @@ describe('an offsite store that stalls mid-response', () => {
   let scratch: { dir: string; cleanup: () => void };
   let recipient: string;
   let s3Port: number;
-  const saved = { id: process.env.AWS_ACCESS_KEY_ID, secret: process.env.AWS_SECRET_ACCESS_KEY };
+  let restoreEnv: (() => void) | undefined;
   const direct = () => createS3Store({ bucket: 'backups', prefix: PREFIX, endpoint: `http://127.0.0.1:${s3Port}`, region: 'us-east-1', forcePathStyle: true });
 
   beforeAll(async () => {
     scratch = tempDir('wbsync-offsite-stall-');
     s3 = new S3rver({ address: '127.0.0.1', port: 0, silent: true, directory: join(scratch.dir, 's3'), configureBuckets: [{ name: 'backups', configs: [] }] });
     ({ port: s3Port } = await s3.run());
-    process.env.AWS_ACCESS_KEY_ID = 'S3RVER';
-    process.env.AWS_SECRET_ACCESS_KEY = 'S3RVER';
+    restoreEnv = useS3rverCredentials();
     recipient = await age.identityToRecipient(await age.generateIdentity());
     h = await makeHarness('spec');
     await h.sync();
@@ -91,10 +91,7 @@ describe('an offsite store that stalls mid-response', () => {
     await h?.close();
     await s3?.close();
     scratch?.cleanup();
-    process.env.AWS_ACCESS_KEY_ID = saved.id;
-    process.env.AWS_SECRET_ACCESS_KEY = saved.secret;
-    if (saved.id === undefined) delete process.env.AWS_ACCESS_KEY_ID;
-    if (saved.secret === undefined) delete process.env.AWS_SECRET_ACCESS_KEY;
+    restoreEnv?.();
   });
 
   it('push: headers and part of the body, then silence — fails within its timeouts, names the endpoint and the setting, records no copy', { timeout: 30_000 }, async () => {

@@ -18,6 +18,7 @@ import { openStore } from '../../src/store/index.js';
 import type { Store } from '../../src/store/port.js';
 import { api, dumpOf, makeHarness, tempDir, view, type Harness } from '../helpers/harness.js';
 import { VIEWS } from '../helpers/random-writes.js';
+import { useS3rverCredentials } from '../helpers/s3-credentials.js';
 
 const PREFIX = 'wbsync/test/';
 
@@ -33,15 +34,14 @@ describe('offsite copies (s3rver, age)', () => {
   let identity: string;
   let recipient: string;
   let port: number;
-  const saved = { id: process.env.AWS_ACCESS_KEY_ID, secret: process.env.AWS_SECRET_ACCESS_KEY };
+  let restoreEnv: (() => void) | undefined;
 
   beforeAll(async () => {
     scratch = tempDir('wbsync-offsite-');
     s3 = new S3rver({ address: '127.0.0.1', port: 0, silent: true, directory: join(scratch.dir, 's3'), configureBuckets: [{ name: 'backups', configs: [] }] });
     ({ port } = await s3.run());
     // s3rver's fixed credentials, through the standard variables as in production
-    process.env.AWS_ACCESS_KEY_ID = 'S3RVER';
-    process.env.AWS_SECRET_ACCESS_KEY = 'S3RVER';
+    restoreEnv = useS3rverCredentials();
     objects = createS3Store({ bucket: 'backups', prefix: PREFIX, endpoint: `http://127.0.0.1:${port}`, region: 'us-east-1', forcePathStyle: true });
     identity = await age.generateIdentity();
     recipient = await age.identityToRecipient(identity);
@@ -53,10 +53,7 @@ describe('offsite copies (s3rver, age)', () => {
     await h?.close();
     await s3?.close();
     scratch?.cleanup();
-    process.env.AWS_ACCESS_KEY_ID = saved.id;
-    process.env.AWS_SECRET_ACCESS_KEY = saved.secret;
-    if (saved.id === undefined) delete process.env.AWS_ACCESS_KEY_ID;
-    if (saved.secret === undefined) delete process.env.AWS_SECRET_ACCESS_KEY;
+    restoreEnv?.();
   });
 
   it('pushes an encrypted copy that fetch gives back exactly, and that the age tool decrypts too', async () => {
