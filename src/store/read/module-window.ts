@@ -72,32 +72,6 @@ function rows(db: Database.Database, sql: string, params: Record<string, unknown
 
 const at = (r: Row, n: number): boolean => r.from <= n && (r.to === null || r.to > n);
 
-/**
- * readModuleContent's cells as of snapshot n but those of `plainColumns`, and how many cells of
- * `plainColumns` hold a value — one pass over the module's cells, not two (the restore preview
- * counts those cells: store/read/module-census.ts, ui/recover-restore.ts).
- */
-export function readModuleContentCounting(db: Database.Database, moduleId: string, n: number, plainColumns: readonly string[]): { content: ModuleContent; plainValued: number } {
-  const p = { m: moduleId, n, plain: JSON.stringify(plainColumns) };
-  const live = (a: string): string => `${a}.valid_from <= @n AND coalesce(${a}.valid_to, ${OPEN}) > @n`;
-  // the cell columns read (the others are NULL in leanList), in SPECS order
-  const read = SPECS.cell.fields.map((x) => x.col).filter((c) => !LEAN_NULL.cell.has(c));
-  const [valued, json] = prepared(db, `SELECT count(*) FILTER (WHERE c.plain AND c.value IS NOT NULL), json_group_array(json_array(${read.map((c) => `c.${quoteCol(c)}`).join(', ')})) FILTER (WHERE NOT c.plain)
-         FROM (SELECT c.*, coalesce(c.column_id IN (SELECT value FROM json_each(@plain)), 0) AS plain FROM cell_versions c
-                WHERE c.record_id IN (SELECT r.id FROM record_versions r WHERE r.module_id = @m AND ${live('r')}) AND ${live('c')}) c`)
-    .raw(true)
-    .get(p) as [number, string];
-  const at = (c: string): number => read.indexOf(c);
-  const cells = (JSON.parse(json) as unknown[][]).map((v) => SPECS.cell.fields.map((x) => (at(x.col) < 0 ? null : v[at(x.col)])));
-  // readModuleContent's order: record, then id
-  const rec = at('record_id');
-  const id = at('id');
-  cells.sort((a, b) => binaryCmp(a[rec] as string, b[rec] as string) || binaryCmp(a[id] as string, b[id] as string));
-  const content = readModuleContent(db, moduleId, n, plainColumns, false);
-  content.cells = cells.map((r) => fromRow<Cell>(SPECS.cell, r));
-  return { content, plainValued: valued };
-}
-
 /** The module's records, cells and notes as of snapshot n, cells and notes without `raw`; cells of
  * `skipColumns` left out (the restore preview counts those in SQL: store/read/module-census.ts). */
 export function readModuleContent(db: Database.Database, moduleId: string, n: number, skipColumns: readonly string[] = [], withCells = true): ModuleContent {
