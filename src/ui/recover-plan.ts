@@ -8,7 +8,8 @@
 // those name (the rest compare equal and plan nothing); and the cells of
 // plain columns, one identical step each, are counted in SQL (store/read/module-census.ts) rather than
 // planned one by one, as are the fields put back on plain records past the first page
-// (store/read/record-census.ts) — why that count is the planner's is said in recover-restore.ts and
+// (store/read/record-census.ts), and a restore's plain records (store/read/restore-content.ts) — why
+// those counts are the planner's is said in recover-restore.ts and
 // recover-rollback.ts. A rollback's fields put back are listed up to a first page, with their total.
 
 import { commandLine } from '../domain/shell-command.js';

@@ -12,6 +12,8 @@ import { describe, expect, it } from 'vitest';
 import type { Dialect } from '../../src/emulator/types.js';
 import { restoreModule, type FieldChange } from '../../src/restore/index.js';
 import { previewRecover } from '../../src/ui/recover-plan.js';
+import { plainColumns } from '../../src/ui/recover-restore.js';
+import { readRestoreContent } from '../../src/store/read/index.js';
 import { dumpOf } from '../helpers/harness.js';
 import { nameSalesFromOthers, type Others } from '../helpers/repoint-others.js';
 import { ATTRIBUTION, board, call, rollbackCli, runRollback, setCell, syncAfterDamage } from '../helpers/rollback-kit.js';
@@ -78,6 +80,10 @@ describe.each(['spec', 'observed'] as Dialect[])('recover previews give the dry 
       expect(restore.summary).toEqual(dry.plan);
       expect(restore.notRestored).toEqual(dry.notRestored);
       expect(restore.counts['cells']).toBeGreaterThan(20);
+      // the records counted in SQL (store/read/restore-content.ts) and those planned, both
+      const read = readRestoreContent(h.store.db, b.mod, b.s1, plainColumns(h.store.stateAt(b.s1)!.columns(b.mod)));
+      expect(read.plainRecords, 'records counted').toBeGreaterThan(0);
+      expect(read.content.records.length, 'records planned').toBeGreaterThan(0);
     } finally {
       await h.close();
     }

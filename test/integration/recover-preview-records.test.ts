@@ -8,6 +8,10 @@
 // plain records read beyond the first page for their relation cells or their notes (a write to one
 // is counted once). Every earlier snapshot, the whole module's rollback and one column's, first
 // pages of several sizes (0: every plain record counted in SQL).
+// The restore preview ("whole module") counts the plain records in SQL too (store/read/restore-content.ts):
+// over the same histories, from every snapshot, it is held equal to the planner fed the whole
+// module — records tied in position, without one, archived, completed, without a collection, under
+// a parent, with notes and relation cells, all seen.
 
 import { afterEach, describe, expect, it } from 'vitest';
 import { join } from 'node:path';
@@ -157,6 +161,21 @@ describe("the rollback preview, counting plain records' fields in SQL, plans wha
       }
       // every field a record step writes was put back somewhere, records recreated too
       for (const f of ['name', 'position', 'isCompleted', 'isArchived', 'collectionId', '(deleted)']) expect(seen.get(f) ?? 0, f).toBeGreaterThan(0);
+
+      // the restore preview, from every snapshot (the latest too)
+      const shapes = new Set<string>();
+      for (const s of store.snapshotsHolding('module', moduleId)) {
+        const slow = slowPreview(store, moduleId, s, 'module');
+        const fast = previewRecover(store, { moduleId, snapshot: s, scope: 'module', attribution: ATTRIBUTION });
+        expect(shownPreview(fast), `seed ${seed} restore from snapshot ${s}`).toEqual(slow);
+        const phases = (slow.summary as { phases: { name: string; chained: number }[] }).phases;
+        if (phases.find((x) => x.name === 'records')?.chained) shapes.add('tied');
+        if (phases.some((x) => x.name === 'archival')) shapes.add('archived');
+        if (phases.some((x) => x.name === 'sub-records')) shapes.add('sub-records');
+        if (phases.some((x) => x.name === 'amendments')) shapes.add('notes');
+        for (const x of slow.notRestored as { entity: string; reason: string }[]) if (x.entity === 'record') shapes.add(x.reason.startsWith('its position') ? 'no position' : 'no collection');
+      }
+      for (const k of ['tied', 'archived', 'sub-records', 'notes', 'no position', 'no collection']) expect([...shapes], k).toContain(k);
     } finally {
       store.close();
     }

@@ -3,6 +3,7 @@
 // the reporting queries and small figures. Outside src/store/ imports them from here.
 export * from './console-reads.js';
 export * from './module-window.js';
+export * from './restore-content.js';
 export * from './with-content.js';
 export * from './change-counts.js';
 export * from './own-writes.js';

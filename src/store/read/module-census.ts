@@ -17,7 +17,7 @@ const IN_JSON = (p: string): string => `(SELECT value FROM json_each(@${p}))`;
 /**
  * Cells at snapshot n holding a value, in `columns`, of `records` (records of the module at n): a
  * restore preview subtracts those of the records whose cells it does not create from the module's
- * count (module-window.ts readModuleContentCounting).
+ * count (restore-content.ts readRestoreContent).
  */
 export function countValuedCellsOf(db: Database.Database, n: number, columns: readonly string[], records: readonly string[]): number {
   if (!columns.length || !records.length) return 0;

@@ -1,6 +1,6 @@
 // What the console's recover preview reads of one module's content (records, cells, amendments), fast
-// enough for a module of 10,000 records: at one snapshot without the cells' and amendments' `raw` (the
-// planners never read it), or — for a rollback's two sides, snapshot s and the latest l — only what
+// enough for a module of 10,000 records (a restore's, at one snapshot: restore-content.ts): for a
+// rollback's two sides, snapshot s and the latest l, only what
 // the rollback planner can act on: the records, cells and notes whose version differs between the
 // sides but the plain ones (counted in SQL: record-census.ts, module-census.ts), what it rebuilds
 // whole (records and columns gone by l, records under gone ones), and the records those name (their
@@ -27,10 +27,6 @@ export interface ModuleContent {
 const LEAN_NULL = { cell: new Set(['raw', 'created_at', 'updated_at']), other: new Set(['raw']) };
 /** The select list with those read as NULL (parsed to null). */
 const leanList = (spec: EntitySpec): string => spec.fields.map((x) => ((spec.kind === 'cell' ? LEAN_NULL.cell : LEAN_NULL.other).has(x.col) ? `NULL AS ${quoteCol(x.col)}` : quoteCol(x.col))).join(', ');
-/** Records: raw only where the planners may look in it — the creation time, when the row has none
- * (sibling-order.ts createdAtOf). */
-const recordList = (a: string): string =>
-  SPECS.record.fields.map((x) => (x.col === 'raw' ? `CASE WHEN ${a}.created_at IS NULL THEN ${a}.raw END AS ${quoteCol('raw')}` : `${a}.${quoteCol(x.col)}`)).join(', ');
 /** Record columns the window leaves out of its JSON: the module's id (every version read is the
  * module's: it is filled in), and what no planner reads (read as null): the update time and the
  * counts. On the thousands of versions of a long window, they are a fifth of the bytes parsed (and
@@ -71,51 +67,6 @@ function rows(db: Database.Database, sql: string, params: Record<string, unknown
 }
 
 const at = (r: Row, n: number): boolean => r.from <= n && (r.to === null || r.to > n);
-
-/**
- * readModuleContent's cells as of snapshot n but those of `plainColumns`, and how many cells of
- * `plainColumns` hold a value — one pass over the module's cells, not two (the restore preview
- * counts those cells: store/read/module-census.ts, ui/recover-restore.ts).
- */
-export function readModuleContentCounting(db: Database.Database, moduleId: string, n: number, plainColumns: readonly string[]): { content: ModuleContent; plainValued: number } {
-  const p = { m: moduleId, n, plain: JSON.stringify(plainColumns) };
-  const live = (a: string): string => `${a}.valid_from <= @n AND coalesce(${a}.valid_to, ${OPEN}) > @n`;
-  // the cell columns read (the others are NULL in leanList), in SPECS order
-  const read = SPECS.cell.fields.map((x) => x.col).filter((c) => !LEAN_NULL.cell.has(c));
-  const [valued, json] = prepared(db, `SELECT count(*) FILTER (WHERE c.plain AND c.value IS NOT NULL), json_group_array(json_array(${read.map((c) => `c.${quoteCol(c)}`).join(', ')})) FILTER (WHERE NOT c.plain)
-         FROM (SELECT c.*, coalesce(c.column_id IN (SELECT value FROM json_each(@plain)), 0) AS plain FROM cell_versions c
-                WHERE c.record_id IN (SELECT r.id FROM record_versions r WHERE r.module_id = @m AND ${live('r')}) AND ${live('c')}) c`)
-    .raw(true)
-    .get(p) as [number, string];
-  const at = (c: string): number => read.indexOf(c);
-  const cells = (JSON.parse(json) as unknown[][]).map((v) => SPECS.cell.fields.map((x) => (at(x.col) < 0 ? null : v[at(x.col)])));
-  // readModuleContent's order: record, then id
-  const rec = at('record_id');
-  const id = at('id');
-  cells.sort((a, b) => binaryCmp(a[rec] as string, b[rec] as string) || binaryCmp(a[id] as string, b[id] as string));
-  const content = readModuleContent(db, moduleId, n, plainColumns, false);
-  content.cells = cells.map((r) => fromRow<Cell>(SPECS.cell, r));
-  return { content, plainValued: valued };
-}
-
-/** The module's records, cells and notes as of snapshot n, cells and notes without `raw`; cells of
- * `skipColumns` left out (the restore preview counts those in SQL: store/read/module-census.ts). */
-export function readModuleContent(db: Database.Database, moduleId: string, n: number, skipColumns: readonly string[] = [], withCells = true): ModuleContent {
-  const p = { m: moduleId, n, skip: JSON.stringify(skipColumns) };
-  const live = (a: string): string => `${a}.valid_from <= @n AND coalesce(${a}.valid_to, ${OPEN}) > @n`;
-  const recs = prepared(db, `SELECT ${recordList('r')} FROM record_versions r WHERE r.module_id = @m AND ${live('r')} ORDER BY r.parent_record_id IS NOT NULL, r.position IS NULL, r.position, r.id`).raw(true).all(p) as unknown[][];
-  const cells = !withCells ? [] : prepared(db, `SELECT ${leanList(SPECS.cell)} FROM cell_versions c WHERE c.record_id IN (SELECT r.id FROM record_versions r WHERE r.module_id = @m AND ${live('r')}) AND ${live('c')} AND coalesce(c.column_id NOT IN (SELECT value FROM json_each(@skip)), 1) ORDER BY c.record_id, c.id`)
-    .raw(true)
-    .all(p) as unknown[][];
-  const amendments = prepared(db, `SELECT ${leanList(SPECS.amendment)} FROM amendment_versions a WHERE (a.module_id = @m OR a.record_id IN (SELECT r.id FROM record_versions r WHERE r.module_id = @m AND ${live('r')})) AND ${live('a')} ORDER BY a.created_at, a.id`)
-    .raw(true)
-    .all(p) as unknown[][];
-  return {
-    records: recs.map((r) => fromRow<BoardRecord>(SPECS.record, r)),
-    cells: cells.map((r) => fromRow<Cell>(SPECS.cell, r)),
-    amendments: amendments.map((r) => fromRow<Amendment>(SPECS.amendment, r)),
-  };
-}
 
 /** SQL: the module's records of any version in the window, and its top-level records at s. */
 export const everSql = `SELECT r.id FROM record_versions r WHERE r.module_id = @m AND r.valid_from <= @l AND coalesce(r.valid_to, ${OPEN}) > @s`;
