@@ -23,7 +23,7 @@ import { Digest, decryptStream, encryptStream, isRecipient } from '../offsite/ag
 import { readText, type ObjectStore } from '../offsite/object-store.js';
 import { checkCopyOffLoop } from './copy-verify.js';
 import { ensureDir } from '../store/file-modes.js';
-import { ownerAlive } from '../store/write/snapshots.js';
+import { ownerAlive } from '../store/write/owner-alive.js';
 
 export const FLEET_COPY_FORMAT = 'wbsync-fleet-copy-1';
 const TENANT = /^[a-z0-9][a-z0-9-]{0,62}$/;

@@ -15,7 +15,7 @@ import { openStore } from '../../store/index.js';
 import { runPass } from '../../sync/pass.js';
 import { readModuleLive } from '../../sync/live-module.js';
 import type { CommandContext } from '../command.js';
-import { DEMO_DB, DEMO_MODULE, ROLLBACK_COLUMN, ROLLBACK_MODULE } from '../commands/demo.js';
+import { DEMO_DB, DEMO_MODULE, ROLLBACK_COLUMN, ROLLBACK_MODULE } from '../command-values.js';
 import { REPORTING_QUERIES, REPORTING_VIEWS, runReportingQuery, viewRowCounts } from '../../store/read/index.js';
 import { commandLine } from '../../domain/shell-command.js';
 

@@ -8,7 +8,7 @@ import { isEmptyPolicy, type RetentionPolicy } from '../../store/retention/index
 import { prune, type PruneResult } from '../../store/retention/index.js';
 import { intFlag, stringFlag } from '../flag-values.js';
 import type { CommandContext } from '../command.js';
-import { RULES } from '../commands/prune.js';
+import { RULES } from '../command-values.js';
 import { lockForWrite, openDb } from '../open-db.js';
 
 const mb = (n: number): string => `${(n / 1_048_576).toFixed(1)} MB`;

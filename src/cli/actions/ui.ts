@@ -12,7 +12,7 @@ import { checkListen } from '../../ui/security.js';
 import { startConsoleServer } from '../../ui/server.js';
 import { stringFlag } from '../flag-values.js';
 import type { CommandContext } from '../command.js';
-import { DEFAULT_UI_LISTEN } from '../commands/ui.js';
+import { DEFAULT_UI_LISTEN } from '../command-values.js';
 
 export function parseUiListen(listen: string): { host: string; port: number } {
   const m = /^(\[[0-9a-fA-F:.]+\]|[^:\s[\]]+):(\d{1,5})$/.exec(listen);

@@ -3,11 +3,7 @@
 // then how to point wbsync at a real service.
 
 import type { Command } from '../command.js';
-
-export const DEMO_DB = './demo/wbsync.db';
-export const DEMO_MODULE = 'Sales Pipeline';
-export const ROLLBACK_MODULE = 'Hiring';
-export const ROLLBACK_COLUMN = 'Status';
+import { DEMO_DB, DEMO_MODULE, ROLLBACK_COLUMN, ROLLBACK_MODULE } from '../command-values.js';
 
 export const demoCommand: Command = {
   name: 'demo',

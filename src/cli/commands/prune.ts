@@ -2,16 +2,7 @@
 // keep, without changing what any kept snapshot shows; `--dry-run` lists exactly what would go.
 
 import type { Command } from '../command.js';
-
-/** Each --keep-* flag and the retention policy's key it sets. */
-export const RULES = [
-  ['keep-last', 'keepLast'],
-  ['keep-hourly', 'keepHourly'],
-  ['keep-daily', 'keepDaily'],
-  ['keep-weekly', 'keepWeekly'],
-  ['keep-monthly', 'keepMonthly'],
-  ['keep-yearly', 'keepYearly'],
-] as const;
+import { RULES } from '../command-values.js';
 
 export const pruneCommand: Command = {
   name: 'prune',

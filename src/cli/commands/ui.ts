@@ -2,8 +2,7 @@
 // same pages under /ui/ on daemon.listen).
 
 import type { Command } from '../command.js';
-
-export const DEFAULT_UI_LISTEN = '127.0.0.1:9465';
+import { DEFAULT_UI_LISTEN } from '../command-values.js';
 
 export const uiCommand: Command = {
   name: 'ui',

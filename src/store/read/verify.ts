@@ -6,7 +6,7 @@ import { SPECS, quoteCol } from '../tables/entity-specs.js';
 import { listErasures } from '../erasure/erasure-ledger.js';
 import { SEARCH_TABLE } from '../tables/fts.js';
 import type { VerifyProblem, VerifyReport } from '../port.js';
-import { ownerAlive } from '../write/snapshots.js';
+import { ownerAlive } from '../write/owner-alive.js';
 import { commandLine } from '../../domain/shell-command.js';
 
 type Check = (db: Database.Database, problems: VerifyProblem[], warnings: VerifyProblem[]) => void;

@@ -15,7 +15,7 @@
 // missing indexes: slower, never wrong; SQLite builds an index in one transaction, so nobody sees
 // half of one.
 import type Database from 'better-sqlite3';
-import { ownerAlive } from './snapshots.js';
+import { ownerAlive } from './owner-alive.js';
 
 /**
  * The tables left without indexes during a first fill, and per table the indexes kept because the

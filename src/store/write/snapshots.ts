@@ -3,6 +3,7 @@ import os from 'node:os';
 import type Database from 'better-sqlite3';
 import { WbsyncError } from '../../domain/errors.js';
 import type { SnapshotInfo, SnapshotKind, SnapshotStatus } from '../port.js';
+import { ownerAlive } from './owner-alive.js';
 
 interface SnapshotRow {
   id: number;
@@ -25,17 +26,6 @@ const toInfo = (r: SnapshotRow): SnapshotInfo => ({
   counts: JSON.parse(r.counts) as Record<string, number>,
   summary: JSON.parse(r.summary) as Record<string, unknown>,
 });
-
-/** Is the process that began a running snapshot still alive (on this host)? */
-export function ownerAlive(pid: number | null, host: string | null): boolean {
-  if (pid === null || host !== os.hostname()) return false;
-  try {
-    process.kill(pid, 0);
-    return true;
-  } catch (e) {
-    return (e as NodeJS.ErrnoException).code === 'EPERM';
-  }
-}
 
 /** Snapshots a prune has decided to forget are not shown while it finishes (see src/store/retention/prune.ts). */
 const SHOWN = 'id NOT IN (SELECT snapshot_id FROM snapshot_forgets)';
