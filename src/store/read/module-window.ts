@@ -154,29 +154,12 @@ export function readModuleWindow(
   }
   const records = prepared(db, `SELECT count(*) FROM (${everSql})`).pluck().get(p) as number;
   const changed = changedCells(db, p, plainColumns, selected, listed, records);
-  const cellRows = [...changed.rows, ...wholeCells(db, p, [...under])];
-  const seen = new Set<number>();
-  const allCells = cellRows.filter((r) => !seen.has(r.vid) && (seen.add(r.vid), true));
-  // the order state.cells() reads them in: record, then id
-  const cellRecordCol = SPECS.cell.fields.findIndex((x) => x.col === 'record_id');
-  const cellIdCol = SPECS.cell.fields.findIndex((x) => x.col === 'id');
-  allCells.sort((a, b) => binaryCmp(a.rest[cellRecordCol] as string, b.rest[cellRecordCol] as string) || binaryCmp(a.rest[cellIdCol] as string, b.rest[cellIdCol] as string));
-  // notes whole, each with whether its record is in the module at s and at l
-  // (+x.module_id: each probe seeks the record's versions by id, not the module's by module)
-  const inModule = (from: string, to: string): string => `EXISTS (SELECT 1 FROM record_versions x WHERE x.id = a.record_id AND +x.module_id = @m AND x.valid_from <= @${to} AND coalesce(x.valid_to, ${OPEN}) > @${from})`;
-  // the database holding fewer note versions than the window's record versions: each note checked
-  // by its record, rather than each record's notes sought
-  const fewNotes = ((prepared(db, 'SELECT max(vid) FROM amendment_versions').pluck().get() as number | null) ?? 0) <= records;
-  const noteRows = rows(
-    db,
-    `SELECT ${head('a')}, ${inModule('s', 's')}, ${inModule('l', 'l')}, ${leanList(SPECS.amendment)} FROM amendment_versions a
-      WHERE (a.module_id = @m OR ${fewNotes ? inModule('s', 'l') : `a.record_id IN (${everSql})`}) AND ${either('a')} ORDER BY a.created_at, a.id`,
-    p,
-  );
+  const allCells = distinctCells([...changed.rows, ...wholeCells(db, p, [...under])]);
+  const noteRows = windowNotes(db, p, records);
 
   // the other records the planner looks at: of gone collections, of the cells and changed notes read
   const wanted = new Set<string>(inGoneCollections(db, p));
-  for (const c of allCells) wanted.add(c.rest[cellRecordCol] as string);
+  for (const c of allCells) wanted.add(c.rest[CELL_RECORD_COL] as string);
   const noteRecordCol = SPECS.amendment.fields.findIndex((x) => x.col === 'record_id') + 2;
   for (const a of noteRows) if (at(a, s) !== at(a, l)) wanted.add(a.rest[noteRecordCol] as string);
   // and the parents of every record they look at (labels, where a sub-record's cell goes)
@@ -218,6 +201,34 @@ export function readModuleWindow(
     records: { ...recCensus, counted },
   };
 }
+const CELL_RECORD_COL = SPECS.cell.fields.findIndex((x) => x.col === 'record_id');
+const CELL_ID_COL = SPECS.cell.fields.findIndex((x) => x.col === 'id');
+
+/** Each cell version once, in the order state.cells() reads them: record, then id. */
+function distinctCells(cellRows: Row[]): Row[] {
+  const seen = new Set<number>();
+  const out = cellRows.filter((r) => !seen.has(r.vid) && (seen.add(r.vid), true));
+  out.sort((a, b) => binaryCmp(a.rest[CELL_RECORD_COL] as string, b.rest[CELL_RECORD_COL] as string) || binaryCmp(a.rest[CELL_ID_COL] as string, b.rest[CELL_ID_COL] as string));
+  return out;
+}
+
+/**
+ * The window's notes whole, each with whether its record is in the module at s and at l
+ * (+x.module_id: each probe seeks the record's versions by id, not the module's by module).
+ */
+function windowNotes(db: Database.Database, p: Record<string, unknown>, records: number): Row[] {
+  const inModule = (from: string, to: string): string => `EXISTS (SELECT 1 FROM record_versions x WHERE x.id = a.record_id AND +x.module_id = @m AND x.valid_from <= @${to} AND coalesce(x.valid_to, ${OPEN}) > @${from})`;
+  // the database holding fewer note versions than the window's record versions: each note checked
+  // by its record, rather than each record's notes sought
+  const fewNotes = ((prepared(db, 'SELECT max(vid) FROM amendment_versions').pluck().get() as number | null) ?? 0) <= records;
+  return rows(
+    db,
+    `SELECT ${head('a')}, ${inModule('s', 's')}, ${inModule('l', 'l')}, ${leanList(SPECS.amendment)} FROM amendment_versions a
+      WHERE (a.module_id = @m OR ${fewNotes ? inModule('s', 'l') : `a.record_id IN (${everSql})`}) AND ${either('a')} ORDER BY a.created_at, a.id`,
+    p,
+  );
+}
+
 function side<T>(list: Row[], spec: EntitySpec, n: number, cache: Map<number, T>): T[] {
   const out: T[] = [];
   for (const r of list) {
