@@ -236,7 +236,10 @@ export async function placeFleetCopy(o: PlaceOptions): Promise<Placed> {
   try {
     const cipher = new Digest();
     const plain = new Digest();
-    const body = (await o.objects.get(m.object)).pipe(cipher);
+    // (pipe() does not pass an error on: a download failing mid-body would leave the rest waiting)
+    const download = await o.objects.get(m.object);
+    download.on('error', (e) => cipher.destroy(e));
+    const body = download.pipe(cipher);
     const decrypted = await decryptStream(body, o.identities);
     await pipeline(decrypted, plain, fs.createWriteStream(tmp, { mode: 0o600, flags: 'wx' }));
     if (plain.hex() !== m.sha256 || plain.bytes !== m.bytes) {

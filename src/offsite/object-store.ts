@@ -114,6 +114,10 @@ export function createS3Store(s: S3Settings): ObjectStore {
         const body = res.Body as Readable;
         const out = new PassThrough();
         body.on('error', (e) => out.destroy(storageError(`download of ${key}`, where, e, s)));
+        // a reader that has stopped listening (it failed or finished first) is not told, rather
+        // than the error being thrown at the process as uncaught: every reader here listens
+        // (pipeline, for await, or its own handler) while it reads
+        out.on('error', () => undefined);
         return body.pipe(out);
       }),
     list: (prefix) =>

@@ -188,6 +188,36 @@ describe('an offsite store that stalls mid-response', () => {
     expect(fs.readdirSync(scratch.dir).filter((f) => f.startsWith('fetched-stalled'))).toEqual([]);
   });
 
+  it('a download whose reader has stopped listening ends quietly when the store stalls mid-body (never an uncaught error)', { timeout: 30_000 }, async () => {
+    const identity = await age.generateIdentity();
+    const store = direct();
+    let object = '';
+    try {
+      object = (await pushCopy(h.store, store, { prefix: `${PREFIX}quiet/`, recipients: [await age.identityToRecipient(identity)] }, new Date())).object;
+    } finally {
+      store.close();
+    }
+    const proxy = await stallingProxy(s3Port, '', /^GET \S*\/copies\//, 2000);
+    const objects = createS3Store({ bucket: 'backups', prefix: `${PREFIX}quiet/`, endpoint: `http://127.0.0.1:${proxy.port}`, region: 'us-east-1', forcePathStyle: true, timeoutMs: 1000, timeoutSetting: 'offsite.timeoutSeconds' });
+    const uncaught: unknown[] = [];
+    const note = (e: unknown): void => void uncaught.push(e);
+    process.prependListener('uncaughtException', note);
+    try {
+      // a reader that gave up (a fleet adopt whose decryption failed first did this): it holds the
+      // stream and listens to nothing; the store's idle timeout then ends the body
+      const download = await objects.get(object);
+      for (const t0 = Date.now(); !download.destroyed && Date.now() - t0 < 15_000; ) await new Promise((r) => setTimeout(r, 50));
+      await new Promise((r) => setTimeout(r, 200));
+      expect(download.destroyed).toBe(true);
+      expect(uncaught).toEqual([]);
+    } finally {
+      process.removeListener('uncaughtException', note);
+      objects.close();
+      await proxy.close();
+    }
+    expect(proxy.stalled()).toBe(1);
+  });
+
   it('offsite.timeoutSeconds is validated', async () => {
     const { ConfigSchema } = await import('../../src/config/schema.js');
     expect(ConfigSchema.safeParse({ offsite: { timeoutSeconds: 0 } }).success).toBe(false);
