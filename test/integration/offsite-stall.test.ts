@@ -156,15 +156,19 @@ describe('an offsite store that stalls mid-response', () => {
     }
   });
 
-  it("fetch: the copy's body stops half-way — fails in bounded time with the same error, leaves no file", { timeout: 30_000 }, async () => {
+  /** A copy pushed straight to s3rver under `prefix`, and the identity that reads it. */
+  async function pushedCopy(prefix: string): Promise<{ identity: string; object: string }> {
     const identity = await age.generateIdentity();
     const store = direct();
-    let object = '';
     try {
-      object = (await pushCopy(h.store, store, { prefix: `${PREFIX}fetch/`, recipients: [await age.identityToRecipient(identity)] }, new Date())).object;
+      return { identity, object: (await pushCopy(h.store, store, { prefix, recipients: [await age.identityToRecipient(identity)] }, new Date())).object };
     } finally {
       store.close();
     }
+  }
+
+  it("fetch: the copy's body stops half-way — fails in bounded time with the same error, leaves no file", { timeout: 30_000 }, async () => {
+    const { identity, object } = await pushedCopy(`${PREFIX}fetch/`);
     const proxy = await stallingProxy(s3Port, '', /^GET \S*\/copies\//, 2000);
     const endpoint = `http://127.0.0.1:${proxy.port}`;
     const objects = createS3Store({ bucket: 'backups', prefix: `${PREFIX}fetch/`, endpoint, region: 'us-east-1', forcePathStyle: true, timeoutMs: 1000, timeoutSetting: 'offsite.timeoutSeconds' });
@@ -189,14 +193,7 @@ describe('an offsite store that stalls mid-response', () => {
   });
 
   it('a download whose reader has stopped listening ends quietly when the store stalls mid-body (never an uncaught error)', { timeout: 30_000 }, async () => {
-    const identity = await age.generateIdentity();
-    const store = direct();
-    let object = '';
-    try {
-      object = (await pushCopy(h.store, store, { prefix: `${PREFIX}quiet/`, recipients: [await age.identityToRecipient(identity)] }, new Date())).object;
-    } finally {
-      store.close();
-    }
+    const { object } = await pushedCopy(`${PREFIX}quiet/`);
     const proxy = await stallingProxy(s3Port, '', /^GET \S*\/copies\//, 2000);
     const objects = createS3Store({ bucket: 'backups', prefix: `${PREFIX}quiet/`, endpoint: `http://127.0.0.1:${proxy.port}`, region: 'us-east-1', forcePathStyle: true, timeoutMs: 1000, timeoutSetting: 'offsite.timeoutSeconds' });
     const uncaught: unknown[] = [];
