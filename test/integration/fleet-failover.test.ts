@@ -128,7 +128,7 @@ describe('fleet: a worker killed, lost, and joining (real processes)', () => {
     const manifests = (): number => (fs.existsSync(copyDir) ? fs.readdirSync(copyDir).filter((k) => k.endsWith('.json')).length : 0);
     await waitFor('two passes of acme on w-1', 20_000, async () => (await runs('acme')).filter((r) => r.worker === 'w-1' && r.ok).length >= 2 || undefined);
     const copiesBefore = manifests();
-    const copied = await waitFor('a fleet copy of acme after them', 20_000, async () => manifests() > copiesBefore || undefined);
+    const copied = await waitFor('a fleet copy of acme after them', 60_000, async () => manifests() > copiesBefore || undefined);
     expect(copied).toBe(true);
     start('w-2');
     await waitFor('w-2 registered', 20_000, async () => (await pgs.query(`select 1 from wbsync_fleet.workers where id = 'w-2'`)).length > 0);
