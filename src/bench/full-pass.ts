@@ -2,7 +2,8 @@
 // 32, RUNS times each (interleaved, so a change in the machine's load falls on both), each in a
 // process of its own into a fresh database, reported as the median with its spread and the load
 // average beside every run; CPU per 1,000 entities for the whole process, the syncer (the event
-// loop's thread) and the writer thread. Then the crawl alone (batches discarded) as often.
+// loop's thread) and the writer thread. Then the crawl alone (batches discarded), the pass with the
+// feed's rows unwritten, and the rig's floor (round trips that do nothing), as often.
 
 import { loadavg } from 'node:os';
 import { join } from 'node:path';
@@ -43,7 +44,7 @@ function spread(xs: number[], d = 2): { median: number; min: number; max: number
   return { median: round(s[Math.floor((s.length - 1) / 2)]!, d), min: round(s[0]!, d), max: round(s.at(-1)!, d) };
 }
 
-interface Run {
+export interface Run {
   raw: Figures;
   load1Before: number;
   load1After: number;
@@ -89,6 +90,21 @@ function inFlightSummary(runs: Run[]): Figures {
   };
 }
 
+/** Calls of the cheapest route per rig-floor run: enough for a steady figure, a few seconds each. */
+const RIG_REQUESTS = 5000;
+
+/** The rig floor's runs: wall ÷ bound of calls that do no work but the round trip. */
+export function rigFloor(runs: Run[], latencyMs: number): Figures {
+  const ratios = runs.map((r) => (r.raw.rigWallMs as number) / (((r.raw.rigRequests as number) * latencyMs) / 32));
+  return {
+    runs: runs.length,
+    requests: runs[0]?.raw.rigRequests,
+    wallOverBound: spread(ratios),
+    load1: spread(runs.flatMap((r) => [r.load1Before, r.load1After])),
+    note: 'diagnostic: the workspace list asked at concurrency 32, nothing else: what this machine, the emulator and the HTTP client add to a round trip before any of the pass\'s own work',
+  };
+}
+
 export interface FullPassInput {
   runWorker: (input: WorkerInput) => Figures;
   base: { baseUrl: string; apiKey: string };
@@ -106,6 +122,8 @@ export function measureFullPasses(input: FullPassInput): { figures: Figures; sha
   const c8: Run[] = [];
   const c32: Run[] = [];
   const bare: Run[] = [];
+  const feedUnwritten: Run[] = [];
+  const rig: Run[] = [];
   const one = (into: Run[], w: WorkerInput): Figures => {
     const before = load();
     const raw = runWorker(w);
@@ -117,6 +135,8 @@ export function measureFullPasses(input: FullPassInput): { figures: Figures; sha
     one(c8, { ...base, full: true, db: join(dir, i === runs ? 'c8.db' : `c8-${i}.db`), concurrency: 8 });
     one(c32, { ...base, full: true, db: join(dir, i === runs ? 'c32.db' : `c32-${i}.db`), concurrency: 32 });
     one(bare, { ...base, full: true, db: join(dir, `bare-${i}.db`), concurrency: 32, discardWrites: true });
+    one(feedUnwritten, { ...base, full: true, db: join(dir, `feed-unwritten-${i}.db`), concurrency: 32, discardKinds: ['activity'] });
+    one(rig, { ...base, full: false, db: join(dir, `rig-${i}.db`), concurrency: 32, rigFloor: { requests: RIG_REQUESTS } });
   }
   const { minimum, shape } = input.minimumOf(join(dir, 'c8.db'));
   const c32Summary = summarise(c32, 32, minimum, latencyMs);
@@ -132,6 +152,11 @@ export function measureFullPasses(input: FullPassInput): { figures: Figures; sha
       c32: c32Summary,
       c32CrawlAlone: { ...bareSummary, note: 'diagnostic: batches discarded unwritten; the floor this machine sets' },
       c32OverCrawlAlone: round(c32Summary.wallOverBound.median / bareSummary.wallOverBound.median, 2),
+      c32FeedUnwritten: {
+        ...summarise(feedUnwritten, 32, minimum, latencyMs, entitiesOf(c32[0]!.raw)),
+        note: "diagnostic: the same pass with the activity feed's rows read but not written (every other row written): the share of the gap that is the feed's writes",
+      },
+      c32RigFloor: rigFloor(rig, latencyMs),
       targets: { c8WallOverBound: 1.25, c32WallOverBound: 1.4 },
     },
   };

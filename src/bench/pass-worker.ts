@@ -13,6 +13,7 @@ import { naiveCrawl } from './naive-crawl.js';
 import { meterInFlight, type InFlightFigures } from './in-flight.js';
 import { restoreModule, restoreWorkspace, rollback } from '../restore/index.js';
 import { readModuleLive } from '../sync/live-module.js';
+import type { Upserts } from '../store/port.js';
 
 export interface WorkerInput {
   baseUrl: string;
@@ -27,6 +28,10 @@ export interface WorkerInput {
   restore?: boolean;
   /** diagnostic: the same pass with every batch discarded unwritten (what the crawl costs alone) */
   discardWrites?: boolean;
+  /** diagnostic: the same pass with these kinds' rows taken out of every batch before it is written */
+  discardKinds?: Array<keyof Upserts>;
+  /** diagnostic: this many calls of the cheapest route (the workspace list) at the concurrency, nothing else */
+  rigFloor?: { requests: number };
   /** freshness.maxStalenessMinutes in ms (the CLI's default is 360 minutes) */
   maxStalenessMs?: number;
   /** roll this module back to this snapshot (a dry run first, for the reads the plan needs) */
@@ -122,6 +127,23 @@ if (input.restore) {
   objects.close();
   store.close();
   out = { plainBytes: m.plainBytes, bytes: m.bytes, pushMs: Math.round(pushMs), plainUploadMs: Math.round(plainMs) };
+} else if (input.rigFloor) {
+  // What a request costs here before any of the pass's work: the same client, the same emulator and
+  // latency, the smallest answer there is, `concurrency` calls always in flight.
+  await client.listWorkspaces();
+  const before = client.stats().requests;
+  const total = input.rigFloor.requests;
+  let asked = 0;
+  const t0 = performance.now();
+  await Promise.all(
+    Array.from({ length: input.concurrency }, async () => {
+      while (asked < total) {
+        asked++;
+        await client.listWorkspaces();
+      }
+    }),
+  );
+  out = { rigRequests: client.stats().requests - before, rigWallMs: Math.round(performance.now() - t0) };
 } else if (input.naive) {
   const res = await naiveCrawl(client, input.maxModules ?? Infinity);
   out = { ...res };
@@ -132,8 +154,10 @@ if (input.restore) {
     store.apply = async (_snapshot, b) => ({ written: { record: b.upserts?.records?.length ?? 0, cell: b.upserts?.cells?.length ?? 0 }, gone: {}, unchanged: 0 });
   } else {
     const apply = store.apply.bind(store);
+    const dropped = new Set(input.discardKinds ?? []);
     store.apply = async (snapshot, b) => {
-      const r = await apply(snapshot, b);
+      const upserts = b.upserts && dropped.size ? Object.fromEntries(Object.entries(b.upserts).filter(([k]) => !dropped.has(k as keyof Upserts))) : b.upserts;
+      const r = await apply(snapshot, upserts === b.upserts ? b : { ...b, upserts });
       if (r.writerCpuMs !== undefined) writerCpuMs = (writerCpuMs ?? 0) + r.writerCpuMs;
       return r;
     };
