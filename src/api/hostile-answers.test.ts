@@ -3,11 +3,11 @@
 // over-cap body — each refused with an error that names the endpoint and says what to do.
 
 import { afterEach, describe, expect, it } from 'vitest';
-import { WbsyncError } from '../domain/errors.js';
 import { isServiceId } from '../domain/service-id.js';
 import { createHttpClient } from './http-client.js';
 import type { ServiceClient } from './port.js';
 import { sendJson, startFakeServer, type FakeHandler, type FakeServer } from './testing/fake-server.js';
+import { caught } from './testing/caught.js';
 
 const KEY = `crm_${'0123456789abcdef'.repeat(4)}`;
 const T = '2026-01-15T09:00:00.000Z';
@@ -30,16 +30,6 @@ async function fake(api: FakeHandler, maxBodyBytes?: number): Promise<{ server: 
   servers.push(server);
   clients.push(client);
   return { server, client };
-}
-
-async function caught(p: Promise<unknown>): Promise<WbsyncError> {
-  try {
-    await p;
-  } catch (e) {
-    expect(e).toBeInstanceOf(WbsyncError);
-    return e as WbsyncError;
-  }
-  throw new Error('expected a failure');
 }
 
 describe('ids from the service', () => {

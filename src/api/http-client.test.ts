@@ -4,7 +4,6 @@
 import { Writable } from 'node:stream';
 import { pino } from 'pino';
 import { afterEach, describe, expect, it } from 'vitest';
-import { WbsyncError } from '../domain/errors.js';
 import { createHttpClient, type HttpClientOptions } from './http-client.js';
 import type { ServiceClient } from './port.js';
 import {
@@ -17,6 +16,7 @@ import {
   type FakeHandler,
   type FakeServer,
 } from './testing/fake-server.js';
+import { caught } from './testing/caught.js';
 
 // built at run time: nothing shaped like a real key is committed
 const KEY = `crm_${'0123456789abcdef'.repeat(4)}`;
@@ -38,16 +38,6 @@ async function fake(handler: FakeHandler, opts: Partial<HttpClientOptions> = {})
   servers.push(server);
   clients.push(client);
   return { server, client };
-}
-
-async function caught(p: Promise<unknown>): Promise<WbsyncError> {
-  try {
-    await p;
-  } catch (e) {
-    expect(e).toBeInstanceOf(WbsyncError);
-    return e as WbsyncError;
-  }
-  throw new Error('expected a failure');
 }
 
 /** Health answers `db`; everything under /api runs `api`. */

@@ -4,8 +4,8 @@
 
 import type { ServerResponse } from 'node:http';
 import { afterEach, describe, expect, it } from 'vitest';
-import { WbsyncError } from '../domain/errors.js';
 import { StatsRecorder } from './stats.js';
+import { caught } from './testing/caught.js';
 import { sendJson, sendTruncated, startFakeServer, type FakeHandler, type FakeServer } from './testing/fake-server.js';
 import { createUndiciTransport, type Transport, type TransportOptions } from './transport.js';
 
@@ -15,6 +15,14 @@ let servers: FakeServer[] = [];
 let transports: Transport[] = [];
 /** Answers a handler left hanging, so the fake server can close. */
 let hanging: ServerResponse[] = [];
+
+/** Leaves the answer hanging (closed after the test); `closed()` says whether the client hung up. */
+function hold(res: ServerResponse): () => boolean {
+  hanging.push(res);
+  let closed = false;
+  res.socket?.on('close', () => (closed = true));
+  return () => closed;
+}
 afterEach(async () => {
   for (const res of hanging) res.destroy();
   await Promise.all(transports.map((t) => t.close()));
@@ -31,16 +39,6 @@ async function fake(handler: FakeHandler, opts: Partial<TransportOptions> = {}):
   servers.push(server);
   transports.push(transport);
   return { server, transport, stats };
-}
-
-async function failure(p: Promise<unknown>): Promise<WbsyncError> {
-  try {
-    await p;
-  } catch (e) {
-    expect(e).toBeInstanceOf(WbsyncError);
-    return e as WbsyncError;
-  }
-  throw new Error('expected a failure');
 }
 
 const get = { method: 'GET', template: '/records/{collectionId}', params: { collectionId: 'c1' } } as const;
@@ -68,30 +66,29 @@ describe('one exchange', () => {
   });
 
   it('a body that stalls mid-way fails at the deadline as a timeout, and the socket is closed', async () => {
-    let closed = false;
+    let closed = (): boolean => false;
     const { transport, stats } = await fake(
       (_req, res) => {
-        hanging.push(res);
-        res.socket?.on('close', () => (closed = true));
+        closed = hold(res);
         res.writeHead(200, { 'content-type': 'application/json', 'content-length': 1000 });
         res.write('{"records":[');
       },
       { timeoutMs: 300 },
     );
     const t0 = performance.now();
-    const err = await failure(transport.send(get));
+    const err = await caught(transport.send(get));
     expect(performance.now() - t0).toBeLessThan(2000);
     expect(err.code).toBe('unreachable');
     expect(err.details).toMatchObject({ failure: 'timeout', requestSent: true });
     expect(err.message).toMatch(/no complete answer within 300 ms/);
     expect(stats.snapshot().byClass).toEqual({ network: 1 });
-    await expect.poll(() => closed, { timeout: 2000 }).toBe(true);
+    await expect.poll(() => closed(), { timeout: 2000 }).toBe(true);
   });
 
   it('a request still queued for a connection when its deadline passes fails then, not later', async () => {
     const { server, transport } = await fake((_req, res) => void hanging.push(res), { timeoutMs: 300, connections: 1 });
     const t0 = performance.now();
-    const [a, b] = await Promise.all([failure(transport.send(get)), failure(transport.send(get))]);
+    const [a, b] = await Promise.all([caught(transport.send(get)), caught(transport.send(get))]);
     expect(performance.now() - t0).toBeLessThan(2000);
     expect(a.details).toMatchObject({ failure: 'timeout' });
     expect(b.details).toMatchObject({ failure: 'timeout' });
@@ -100,38 +97,35 @@ describe('one exchange', () => {
   });
 
   it("the caller's cancel ends an exchange in flight at once, as cancelled", async () => {
-    let closed = false;
-    const { transport } = await fake((_req, res) => {
-      hanging.push(res);
-      res.socket?.on('close', () => (closed = true));
-    });
+    let closed = (): boolean => false;
+    const { transport } = await fake((_req, res) => void (closed = hold(res)));
     const cancel = new AbortController();
-    const pending = failure(transport.send({ ...get, signal: cancel.signal }));
+    const pending = caught(transport.send({ ...get, signal: cancel.signal }));
     setTimeout(() => cancel.abort(), 50);
     const t0 = performance.now();
     const err = await pending;
     expect(performance.now() - t0).toBeLessThan(1000);
     expect(err.details).toMatchObject({ cancelled: true });
-    await expect.poll(() => closed, { timeout: 2000 }).toBe(true);
+    await expect.poll(() => closed(), { timeout: 2000 }).toBe(true);
   });
 
   it('a signal already aborted sends nothing', async () => {
     const { server, transport } = await fake((_req, res) => sendJson(res, 200, {}));
     const cancel = new AbortController();
     cancel.abort();
-    expect((await failure(transport.send({ ...get, signal: cancel.signal }))).details).toMatchObject({ cancelled: true });
+    expect((await caught(transport.send({ ...get, signal: cancel.signal }))).details).toMatchObject({ cancelled: true });
     expect(server.requests).toHaveLength(0);
   });
 
   it('a body cut short of its Content-Length is truncated (the request was sent)', async () => {
     const { transport } = await fake((_req, res) => sendTruncated(res));
-    const err = await failure(transport.send(get));
+    const err = await caught(transport.send(get));
     expect(err.details).toMatchObject({ failure: 'truncated', requestSent: true });
   });
 
   it('a connection dropped before any answer is a reset or network failure, never a timeout', async () => {
     const { transport } = await fake((_req, res) => void res.socket?.destroy());
-    const err = await failure(transport.send(get));
+    const err = await caught(transport.send(get));
     expect(['reset', 'network']).toContain(err.details?.['failure']);
   });
 
@@ -140,25 +134,24 @@ describe('one exchange', () => {
     await server.close();
     const transport = createUndiciTransport({ baseUrl: server.baseUrl, apiKey: KEY, timeoutMs: 2000, maxBodyBytes: 1024, stats: new StatsRecorder(), connections: 1 });
     transports.push(transport);
-    const err = await failure(transport.send(get));
+    const err = await caught(transport.send(get));
     expect(err.details).toMatchObject({ failure: 'refused', requestSent: false });
   });
 
   it('a body over the cap is counted as the answer it was, and the exchange aborted', async () => {
-    let closed = false;
+    let closed = (): boolean => false;
     const { transport, stats } = await fake(
       (_req, res) => {
-        hanging.push(res);
-        res.socket?.on('close', () => (closed = true));
+        closed = hold(res);
         res.writeHead(200, { 'content-type': 'application/json' });
         res.write('x'.repeat(600));
         res.write('x'.repeat(600));
       },
       { maxBodyBytes: 1024 },
     );
-    const err = await failure(transport.send(get));
+    const err = await caught(transport.send(get));
     expect(err.details).toMatchObject({ failure: 'too_large' });
     expect(stats.snapshot().byClass).toEqual({ '2xx': 1 });
-    await expect.poll(() => closed, { timeout: 2000 }).toBe(true);
+    await expect.poll(() => closed(), { timeout: 2000 }).toBe(true);
   });
 });
