@@ -127,13 +127,11 @@ export class Mover {
         if (mayHold) host.holdJobs(tenant, true);
         continue;
       }
-      // held while it copies too: no job of it starts meanwhile (a copy mid-pass is refused)
-      const now = host.holdJobs(tenant, true);
-      if (!now) continue; // stopped meanwhile
-      if (now.running) {
-        // a job began since the list was read: it stays held (if it may), copied at a later tick
-        if (!mayHold) host.holdJobs(tenant, false);
-        continue;
+      if (mayHold) {
+        // held while it copies too: no job of it starts meanwhile (a copy mid-pass is refused)
+        const now = host.holdJobs(tenant, true);
+        if (!now) continue; // stopped meanwhile
+        if (now.running) continue; // a job began since the list was read: held, copied at a later tick
       }
       try {
         const m = await writeFleetCopy({ tenant, dbPath: this.host.dbPathOf(tenant), objects: copies.objects, root: copies.root, recipient: copies.recipient, worker: this.host.workerId, epoch, now: new Date() });
@@ -147,7 +145,8 @@ export class Mover {
         this.host.logger.info({ tenant, snapshot: m.snapshot, bytes: m.bytes }, 'fleet copy written');
       } catch (e) {
         this.lastCopy.set(tenant, Date.now() - every + Math.min(every, 60_000)); // again in a minute; the others meanwhile
-        // a failing copy never stops its passes: held for it again only after another everyMinutes
+        // a failing copy never stops its passes: held for it again (also while it copies) only
+        // after another everyMinutes
         this.holdAgainAt.set(tenant, Date.now() + every);
         this.host.logger.warn({ tenant, err: message(e) }, 'fleet copy not written (tried again in a minute)');
       } finally {
