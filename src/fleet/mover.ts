@@ -15,6 +15,7 @@ import { openStore } from '../store/index.js';
 import { listFleetCopies, placeFleetCopy, writeFleetCopy } from './copy.js';
 import { fleetCopySettings, type FleetCopySettings } from './copy-settings.js';
 import type { ListedCopy } from './copy.js';
+import { copyOrder, copyStep } from './copy-hold.js';
 import { rehome } from './homes.js';
 import { workersWithRoom } from './move.js';
 import { inTransaction } from './pg.js';
@@ -110,8 +111,7 @@ export class Mover {
     const host = this.host;
     if (!every || !host.startedTenants || !host.holdJobs) return;
     const copies = this.settings();
-    const started = host.startedTenants().sort((a, b) => Number(b.held) - Number(a.held));
-    for (const { tenant, epoch, running } of started) {
+    for (const { tenant, epoch } of copyOrder(host.startedTenants())) {
       if (!this.lastCopy.has(tenant)) {
         try {
           const newest = (await listFleetCopies(copies.objects, tenant, copies.root)).at(-1);
@@ -121,18 +121,17 @@ export class Mover {
           continue;
         }
       }
-      if (Date.now() - this.lastCopy.get(tenant)! < every) continue;
-      const mayHold = Date.now() >= (this.holdAgainAt.get(tenant) ?? 0);
-      if (running) {
-        if (mayHold) host.holdJobs(tenant, true);
+      // whether a job runs is read again after the list's await: a job may have begun meanwhile
+      const running = host.startedTenants().find((t) => t.tenant === tenant)?.running;
+      if (running === undefined) continue; // stopped meanwhile
+      const step = copyStep({ running, lastCopyMs: this.lastCopy.get(tenant)!, holdAgainAtMs: this.holdAgainAt.get(tenant) }, Date.now(), every);
+      if (step === 'not-due') continue;
+      if (step === 'hold') {
+        host.holdJobs(tenant, true); // its next job waits; copied at the first round it is idle
         continue;
       }
-      if (mayHold) {
-        // held while it copies too: no job of it starts meanwhile (a copy mid-pass is refused)
-        const now = host.holdJobs(tenant, true);
-        if (!now) continue; // stopped meanwhile
-        if (now.running) continue; // a job began since the list was read: held, copied at a later tick
-      }
+      // held while it copies too: no job of it starts meanwhile (a copy mid-pass is refused)
+      if (step === 'copy-held' && !host.holdJobs(tenant, true)) continue;
       try {
         const m = await writeFleetCopy({ tenant, dbPath: this.host.dbPathOf(tenant), objects: copies.objects, root: copies.root, recipient: copies.recipient, worker: this.host.workerId, epoch, now: new Date() });
         this.lastCopy.set(tenant, Date.parse(m.takenAt));
