@@ -15,6 +15,7 @@ import { openStore } from '../store/index.js';
 import { listFleetCopies, placeFleetCopy, writeFleetCopy } from './copy.js';
 import { fleetCopySettings, type FleetCopySettings } from './copy-settings.js';
 import type { ListedCopy } from './copy.js';
+import { copyOrder, copyStep } from './copy-hold.js';
 import { rehome } from './homes.js';
 import { workersWithRoom } from './move.js';
 import { inTransaction } from './pg.js';
@@ -33,8 +34,20 @@ export interface MoveHost {
   /** Stops the tenant here between passes: waits for its running job to end, starts no other,
    * closes its database and releases its locks. */
   stopTenant(tenant: string): Promise<void>;
-  /** Tenants started here with no job running now (for the periodic fleet copy). */
-  idleTenants?(): Array<{ tenant: string; epoch: number }>;
+  /** Tenants started here (for the periodic fleet copy): whether a job of theirs runs now, and
+   * whether their next job is held for their copy. */
+  startedTenants?(): CopyCandidate[];
+  /** Holds (true) or lets go (false) the tenant's next job for its fleet copy: while held, no job of
+   * it is queued or started here (the one running ends as it would). Answers whether a job of it
+   * runs now; null when the tenant is not started here. */
+  holdJobs?(tenant: string, held: boolean): { running: boolean } | null;
+}
+
+export interface CopyCandidate {
+  tenant: string;
+  epoch: number;
+  running: boolean;
+  held: boolean;
 }
 
 export interface Arrival {
@@ -85,22 +98,44 @@ export class Mover {
 
   /** When each tenant's newest fleet copy was taken (ms), as far as this worker knows. */
   private readonly lastCopy = new Map<string, number>();
+  /** Tenants whose copy failed: not held for it again before then (ms); tried when idle meanwhile. */
+  private readonly holdAgainAt = new Map<string, number>();
 
   /** One tenant per tick whose newest copy is older than fleet.copies.everyMinutes gets a new one
-   * (a consistent read between its passes), then copies beyond fleet.copies.keep are deleted. */
+   * (a consistent read between its passes), then copies beyond fleet.copies.keep are deleted. A
+   * tenant due and running a job now (passes back to back: it may never be idle at a tick) has its
+   * next job held until its copy is written, at the first tick it is idle; the hold is let go
+   * whether the copy was written or not. Held tenants go first. */
   async periodicCopy(): Promise<void> {
     const every = this.host.workerConfig.fleet.copies.everyMinutes * 60_000;
-    if (!every || !this.host.idleTenants) return;
+    const host = this.host;
+    if (!every || !host.startedTenants || !host.holdJobs) return;
     const copies = this.settings();
-    for (const { tenant, epoch } of this.host.idleTenants()) {
+    for (const { tenant, epoch } of copyOrder(host.startedTenants())) {
       if (!this.lastCopy.has(tenant)) {
-        const newest = (await listFleetCopies(copies.objects, tenant, copies.root)).at(-1);
-        this.lastCopy.set(tenant, newest ? Date.parse(newest.takenAt) : 0);
+        try {
+          const newest = (await listFleetCopies(copies.objects, tenant, copies.root)).at(-1);
+          this.lastCopy.set(tenant, newest ? Date.parse(newest.takenAt) : 0);
+        } catch (e) {
+          this.host.logger.warn({ tenant, err: message(e) }, 'fleet copies not listed (tried again next tick)');
+          continue;
+        }
       }
-      if (Date.now() - this.lastCopy.get(tenant)! < every) continue;
+      // whether a job runs is read again after the list's await: a job may have begun meanwhile
+      const running = host.startedTenants().find((t) => t.tenant === tenant)?.running;
+      if (running === undefined) continue; // stopped meanwhile
+      const step = copyStep({ running, lastCopyMs: this.lastCopy.get(tenant)!, holdAgainAtMs: this.holdAgainAt.get(tenant) }, Date.now(), every);
+      if (step === 'not-due') continue;
+      if (step === 'hold') {
+        host.holdJobs(tenant, true); // its next job waits; copied at the first round it is idle
+        continue;
+      }
+      // held while it copies too: no job of it starts meanwhile (a copy mid-pass is refused)
+      if (step === 'copy-held' && !host.holdJobs(tenant, true)) continue;
       try {
         const m = await writeFleetCopy({ tenant, dbPath: this.host.dbPathOf(tenant), objects: copies.objects, root: copies.root, recipient: copies.recipient, worker: this.host.workerId, epoch, now: new Date() });
         this.lastCopy.set(tenant, Date.parse(m.takenAt));
+        this.holdAgainAt.delete(tenant);
         const all = await listFleetCopies(copies.objects, tenant, copies.root);
         for (const old of all.slice(0, Math.max(0, all.length - this.host.workerConfig.fleet.copies.keep))) {
           await copies.objects.delete(old.manifestKey); // the manifest first: a copy without one is never listed
@@ -109,7 +144,12 @@ export class Mover {
         this.host.logger.info({ tenant, snapshot: m.snapshot, bytes: m.bytes }, 'fleet copy written');
       } catch (e) {
         this.lastCopy.set(tenant, Date.now() - every + Math.min(every, 60_000)); // again in a minute; the others meanwhile
+        // a failing copy never stops its passes: held for it again (also while it copies) only
+        // after another everyMinutes
+        this.holdAgainAt.set(tenant, Date.now() + every);
         this.host.logger.warn({ tenant, err: message(e) }, 'fleet copy not written (tried again in a minute)');
+      } finally {
+        host.holdJobs(tenant, false);
       }
       return; // one per tick: the heartbeat must not wait on many
     }

@@ -53,6 +53,9 @@ export interface TenantRuntimeDeps {
 
 const ORDER: readonly JobKind[] = ['full', 'prune', 'offsite', 'drill', 'incremental'];
 const STALE_AFTER_INTERVALS = 3;
+/** A hold for the fleet copy older than this is let go by the tenant itself (a stuck round must
+ * never stop its passes). */
+const HOLD_MAX_MS = 10 * 60_000;
 
 export interface RunningJob {
   kind: JobKind;
@@ -77,6 +80,9 @@ export class TenantRuntime {
   private busySince = 0;
   running: RunningJob | null = null;
   private idleWaiters: Array<() => void> = [];
+  /** Since when the tenant's next job waits for its fleet copy (mover.ts), or 0. */
+  private heldSince = 0;
+  private holdSaid = false;
   private drillDue = false;
   private drilledAfter: number | null = null;
   private stopped = false;
@@ -186,10 +192,39 @@ export class TenantRuntime {
     void this.pump();
   }
 
+  get held(): boolean {
+    return this.heldSince !== 0;
+  }
+
+  /** Holds (or lets go) the tenant's next job for its periodic fleet copy (mover.ts): while held no
+   * job of it is queued or started; the one running ends as it would. */
+  holdJobs(held: boolean): void {
+    if (held === this.held) return;
+    this.heldSince = held ? Date.now() : 0;
+    this.holdSaid = false;
+    if (!held) void this.pump();
+  }
+
+  /** Whether a job of `kind` must wait for the fleet copy now (said once per hold). */
+  private waitsForCopy(kind: JobKind): boolean {
+    if (!this.heldSince) return false;
+    if (Date.now() - this.heldSince > HOLD_MAX_MS) {
+      this.logger.warn({ kind, heldSeconds: Math.round((Date.now() - this.heldSince) / 1000) }, 'fleet copy not written in time: the tenant\'s passes go on without it');
+      this.heldSince = 0;
+      return false;
+    }
+    if (!this.holdSaid) {
+      this.holdSaid = true;
+      this.logger.info({ kind }, 'the next job waits for the tenant\'s fleet copy: due, and written between passes');
+    }
+    return true;
+  }
+
   /** Hands the next wanted job to pg-boss when none of this tenant's is there. */
   async pump(): Promise<void> {
     if (this.stopped || this.paused || this.busy || this.problem || !this.wanted.size) return;
     const kind = ORDER.find((k) => this.wanted.has(k))!;
+    if (this.waitsForCopy(kind)) return;
     const reason = this.wanted.get(kind)!;
     this.busy = true;
     this.busySince = Date.now();
@@ -225,6 +260,12 @@ export class TenantRuntime {
     if (!parts || this.stopped) return { skipped: 'the tenant is not running on this worker' };
     if (data.epoch !== this.epoch) return { skipped: `the job is of home epoch ${data.epoch}, the tenant's is ${this.epoch}` };
     if (this.running) throw new WbsyncError('internal', `tenant ${this.name}: a job (${this.running.kind}) is already running here`);
+    if (this.waitsForCopy(data.kind)) {
+      // queued before the hold: wanted again, and queued again once the copy is written
+      if (!this.wanted.has(data.kind)) this.wanted.set(data.kind, data.reason);
+      this.busy = false;
+      return { skipped: 'held: the tenant\'s fleet copy is written first' };
+    }
     this.running = { kind: data.kind, runId: null, since: Date.now() };
     const fence = { tenant: this.name, worker: this.deps.workerId, epoch: this.epoch };
     const stop = new AbortController();

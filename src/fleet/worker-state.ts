@@ -113,7 +113,13 @@ export function openWorkerState(opts: FleetWorkerOptions): WorkerState {
         s.ui?.release(t);
         await rt?.stop();
       },
-      idleTenants: () => [...tenants.values()].filter((t) => !t.running && t.config).map((t) => ({ tenant: t.name, epoch: t.epoch })),
+      startedTenants: () => [...tenants.values()].filter((t) => t.config).map((t) => ({ tenant: t.name, epoch: t.epoch, running: t.running !== null, held: t.held })),
+      holdJobs: (name, held) => {
+        const t = tenants.get(name);
+        if (!t?.config) return null;
+        t.holdJobs(held);
+        return { running: t.running !== null };
+      },
     }),
     metrics: new WorkerMetrics(() => ({ postgresUp: Date.now() - s.postgresOkAt < fleet.workerTtlSeconds * 1000, tenants: tenants.size, running: [...tenants.values()].filter((t) => t.running).length, budget: s.budget.stats() })),
   };
