@@ -130,8 +130,12 @@ export class Mover {
         host.holdJobs(tenant, true); // its next job waits; copied at the first round it is idle
         continue;
       }
-      // held while it copies too: no job of it starts meanwhile (a copy mid-pass is refused)
-      if (step === 'copy-held' && !host.holdJobs(tenant, true)) continue;
+      if (step === 'copy-held') {
+        // held while it copies too: no job of it starts meanwhile (a copy mid-pass is refused)
+        const now = host.holdJobs(tenant, true);
+        if (!now) continue; // stopped meanwhile
+        if (now.running) continue; // a job began meanwhile: it stays held, copied at the first idle round
+      }
       try {
         const m = await writeFleetCopy({ tenant, dbPath: this.host.dbPathOf(tenant), objects: copies.objects, root: copies.root, recipient: copies.recipient, worker: this.host.workerId, epoch, now: new Date() });
         this.lastCopy.set(tenant, Date.parse(m.takenAt));

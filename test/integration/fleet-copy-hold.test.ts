@@ -191,6 +191,34 @@ describe('the periodic fleet copy of a tenant that is never idle (s3rver, age; n
     }
   });
 
+  it('a job that begins between the round seeing the tenant idle and holding it: no copy mid-pass, the tenant held, its copy at the next idle round', async () => {
+    const late = new BackToBack('late');
+    makeDb(join(tmp.dir, 'data'), 'late');
+    late.running = false; // idle when the round looks
+    const { logger, lines } = logLines();
+    const host = hostOf([late], workerConfig(0.001), logger);
+    const holdJobs = host.holdJobs!;
+    let first = true;
+    host.holdJobs = (name, held) => {
+      if (first && held) {
+        first = false;
+        late.running = true; // its job starts just as the round holds it
+      }
+      return holdJobs(name, held);
+    };
+    const mover = new Mover(host);
+    await mover.periodicCopy();
+    expect(await listFleetCopies(objects, 'late', 'root/')).toHaveLength(0);
+    expect(late.held).toBe(true);
+    expect(lines.filter((l) => l.msg.startsWith('fleet copy not written'))).toHaveLength(0);
+    late.endPass(); // held: no next job
+    expect(late.running).toBe(false);
+    await mover.periodicCopy();
+    expect(await listFleetCopies(objects, 'late', 'root/')).toHaveLength(1);
+    expect(late.held).toBe(false);
+    expect(late.running).toBe(true); // let go: its passes go on
+  });
+
   it('everyMinutes 0: no copy, and no tenant is ever held', async () => {
     const busy = new BackToBack('busy');
     const { logger } = logLines();
