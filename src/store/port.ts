@@ -162,6 +162,8 @@ export interface StateReader {
   creationTimes(workspaceId: string, moduleId: string): Map<string, string>;
   /** Sub-records the feed says were created in `moduleId` that the store holds no version of, with the collection their creation row names. */
   unplacedSubRecords(moduleId: string): Array<{ id: string; collectionId: string | null }>;
+  /** The stored `record_created` rows of these records of `moduleId`: what an earlier pass read of their creation. */
+  recordCreations(moduleId: string, recordIds: readonly string[]): Activity[];
   /** Per module of the workspace: current records (sub-records included) and how many of them
    * have sub-records or amendments — what reading the module in full costs. */
   moduleSizes(workspaceId: string): Map<string, { records: number; withSubRecords: number; withAmendments: number; collections: number }>;

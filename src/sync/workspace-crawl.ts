@@ -40,6 +40,24 @@ async function readAccess(client: ServiceClient, workspaceId: string, members: M
   return out;
 }
 
+/**
+ * The creation rows an earlier pass stored of the records new rows name that this backup does not
+ * hold, per module: the trace must know such a record as a sub-record when its creation row said
+ * so, as a full pass's reading of the whole feed does. A sub-record created and archived between
+ * two passes, and written to later, is otherwise named only by rows that say nothing of a parent,
+ * and would be stored as a top-level record of its parent's collection.
+ */
+function storedCreations(prev: StateReader, newRows: readonly Activity[]): Activity[][] {
+  const named = new Map<string, Set<string>>();
+  for (const r of newRows) {
+    if (!r.recordId || !r.moduleId) continue;
+    let ids = named.get(r.moduleId);
+    if (!ids) named.set(r.moduleId, (ids = new Set()));
+    ids.add(r.recordId);
+  }
+  return [...named].map(([moduleId, ids]) => prev.recordCreations(moduleId, [...ids].filter((id) => !prev.record(id))));
+}
+
 export function accessListings(workspaceId: string, members: Member[], access: ModuleAccess[]): Listing[] {
   return members.map((m) => ({
     kind: 'moduleAccess' as const,
@@ -137,6 +155,8 @@ export async function crawlParts(env: PassEnv, ws: Workspace, prev: StateReader 
   const seenBy = new Map<string, Pick<ModuleCrawlResult, 'memory' | 'liveCollections' | 'deferred' | 'collectionMarks'>>();
   const trace = new RecordTrace();
   trace.add(newRows);
+  // (a full pass reads the whole feed: it has every creation row the service still keeps)
+  if (prev && !full) for (const rows of storedCreations(prev, newRows)) trace.add(rows);
   // records a new row shows moved or changed: alive, even if this backup saw them go before
   const revived = new Set(newRows.filter((r) => r.recordId && r.collectionId && r.action.startsWith('record_') && r.action !== 'record_deleted').map((r) => r.recordId!));
   // A failure that ends the pass stops modules not yet started, and waits for those in flight:

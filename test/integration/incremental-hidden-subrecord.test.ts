@@ -5,10 +5,13 @@
 // the deployed service's order inside one write (the row after the module touch, other requests
 // in between) with the two writes sent in the same tick. And a sub-record no listing ever showed
 // (created, then archived with its parent, between two passes) un-archived later without a row.
+// And a sub-record created and archived between two passes, written to later: the later pass's rows
+// alone do not say it is a sub-record, the stored creation row does.
 
 import { afterEach, describe, expect, it } from 'vitest';
 import type { Dialect } from '../../src/emulator/types.js';
 import { api, makeHarness, unwrap, view, type Harness } from '../helpers/harness.js';
+import { viewDiff } from '../helpers/random-writes.js';
 
 type Doc = Record<string, any>;
 
@@ -97,5 +100,33 @@ describe.each(['spec', 'observed'] as Dialect[])('the incremental pass sees a su
     h.emu.clock.advance(1000);
     expect((await h.sync()).kind).toBe('incremental');
     expect(stored(h, late._id), 'the un-archived sub-record').toMatchObject({ is_archived: 0, parent_record_id: p._id, name: 'Late sub' });
+  });
+
+  it('a sub-record created and archived between passes, given a cell later: not stored as a top-level record', async () => {
+    // seed 84127 of the differential test (spec, step 597): the later pass read only the cell's
+    // and the completion's rows, which name the parent's collection and no parent, and stored the
+    // archived sub-record as an archived top-level record of that collection; a full pass reads
+    // its creation row and leaves it out (no listing shows an archived sub-record)
+    h = await makeHarness(dialect, { seed: 'none' });
+    const { p } = await board(h);
+    const mod = p.module as string;
+    const text = await ok(h, 'POST', `/columns/${mod}`, { name: 'Note', type: 'text', scope: 'subrecord' }, 'column');
+    const full = h.openOther('full');
+    expect((await h.sync({ full: true })).failures).toEqual([]);
+    const late = await ok(h, 'POST', `/records/${p._id}/sub-records`, { name: 'Late sub' }, 'record');
+    await ok(h, 'PUT', `/records/${late._id}`, { isArchived: true }, 'record');
+    h.emu.clock.advance(1000);
+    expect((await h.sync()).kind).toBe('incremental');
+
+    h.emu.clock.advance(1000);
+    const cell = await api(h.emu, 'POST', '/record-values', { record: late._id, column: text._id, collectionName: p.collectionName, module: mod, workspace: p.workspace, value: 'late value' });
+    expect(cell.status, JSON.stringify(cell.body)).toBeLessThan(300);
+    await ok(h, 'PUT', `/records/${late._id}`, { isCompleted: true }, 'record');
+    h.emu.clock.advance(1000);
+    expect((await h.sync()).kind).toBe('incremental');
+    expect((await full.sync({ full: true })).failures).toEqual([]);
+    const held = stored(h, late._id);
+    expect(held === undefined || held.parent_record_id === p._id, `stored as ${JSON.stringify(held)}`).toBe(true);
+    expect(viewDiff(h.store, full.store, ['records', 'cells'])).toEqual([]);
   });
 });

@@ -104,6 +104,10 @@ export class SqliteStateReader implements StateReader {
       .all(moduleId, n, n) as Array<{ id: string; collectionId: string | null; message: string | null }>;
     return rows.filter((r) => SUB_RECORD_CREATION.test(r.message ?? '')).map(({ id, collectionId }) => ({ id, collectionId }));
   }
+  recordCreations(moduleId: string, recordIds: readonly string[]): Activity[] {
+    if (recordIds.length === 0) return [];
+    return this.query('activity', `module_id = ? AND action = 'record_created' AND record_id IN (SELECT value FROM json_each(?))`, 'created_at, id', [moduleId, JSON.stringify(recordIds)]);
+  }
   creationTimes(workspaceId: string, moduleId: string): Map<string, string> {
     const rows = this.db
       .prepare(

@@ -29,6 +29,7 @@ export function withContent(state: StateReader, moduleId: string, content: Modul
     activity: (ws) => state.activity(ws),
     creationTimes: (ws, m) => state.creationTimes(ws, m),
     unplacedSubRecords: (m) => state.unplacedSubRecords(m),
+    recordCreations: (m, ids) => state.recordCreations(m, ids),
     moduleSizes: (ws) => state.moduleSizes(ws),
   };
 }
