@@ -164,6 +164,12 @@ export interface StateReader {
   unplacedSubRecords(moduleId: string): Array<{ id: string; collectionId: string | null }>;
   /** The stored `record_created` rows of these records of `moduleId`: what an earlier pass read of their creation. */
   recordCreations(moduleId: string, recordIds: readonly string[]): Activity[];
+  /** Whether any activity row is stored by this snapshot. */
+  anyActivity(): boolean;
+  /** Among `ids`, the activity rows stored by this snapshot, each with the snapshot that first stored it. */
+  activityStoredAt(ids: readonly string[]): Map<string, number>;
+  /** The module's records (current versions) with the snapshot that stored each version. */
+  recordsStoredAt(moduleId: string): Map<string, number>;
   /** Per module of the workspace: current records (sub-records included) and how many of them
    * have sub-records or amendments — what reading the module in full costs. */
   moduleSizes(workspaceId: string): Map<string, { records: number; withSubRecords: number; withAmendments: number; collections: number }>;

@@ -228,6 +228,7 @@ export async function readFeedNamedRecords(
     needsDeep: () => true,
     formerRecords,
     trace,
+    versionAt: prevState?.recordsStoredAt(module.id),
     after: crawl.memory,
   });
   await reader.readUnlisted([...crawl.deferred, ...trace.idsInModule(module.id)]);

@@ -26,6 +26,8 @@ export interface RecordReaderInit {
   needsDeep: (r: BoardRecord) => boolean;
   /** What the feed says of records (renames and moves after the version we hold; unknown ones). */
   trace?: RecordTrace | null;
+  /** The snapshot that stored each of prevRecords (for the trace's overlay; see RecordTrace.overlay). */
+  versionAt?: ReadonlyMap<string, number>;
   /** Records among ids that this backup stored once and later saw go: null for one that stays
    * gone (a feed row does not say that a record is reachable again), its last version for one the
    * feed shows moved or changed since (see Store.formerRecords). */
@@ -159,7 +161,7 @@ export class RecordReader {
     const former = unknown.length && this.init.formerRecords ? this.init.formerRecords(unknown) : new Map<string, BoardRecord | null>();
     const bases = todo.map((id) => {
       const stored = this.init.prevRecords.get(id) ?? former.get(id);
-      if (stored) return trace ? trace.overlay(stored) : stored;
+      if (stored) return trace ? trace.overlay(stored, this.init.versionAt?.get(id)) : stored;
       return former.has(id) ? null : (trace?.synthesize(id, this.init.workspaceId, this.init.moduleId) ?? null);
     });
     const known = bases.filter((b): b is BoardRecord => b !== null);
@@ -170,7 +172,7 @@ export class RecordReader {
   private async readById(id: string, given: BoardRecord | null): Promise<void> {
     if (this.seen.has(id)) return;
     const stored0 = this.init.prevRecords.get(id);
-    const base = given ?? (stored0 && this.init.trace ? this.init.trace.overlay(stored0) : stored0);
+    const base = given ?? (stored0 && this.init.trace ? this.init.trace.overlay(stored0, this.init.versionAt?.get(id)) : stored0);
     if (!base) return;
     const stored = this.init.prevRecords.has(id);
     if (this.init.deferUnlisted && base.parentRecordId === null) {

@@ -46,4 +46,52 @@ describe('RecordTrace', () => {
     const sub = makeRecord('r1', 'm1', 'c1', { name: 'First', parentRecordId: 'p', updatedAt: '2026-01-01T12:00:00.000Z' });
     expect(t.overlay(sub)).toMatchObject({ name: 'Second', collectionId: 'c1' });
   });
+
+  describe('rows an earlier pass stored (the deployed service logs a write after stamping updatedAt)', () => {
+    // four renames sent in the same millisecond: applied in one order (the last, ".1", is what
+    // the listing showed), logged in another, each row a few ms after the update it describes
+    const burst = [
+      row('b0', 'record_updated', '2026-01-02T00:00:00.004Z', { after: '"same ms 121.0"', targetName: 'same ms 121.0' }),
+      row('b1', 'record_updated', '2026-01-02T00:00:00.005Z', { after: '"same ms 121.1"', targetName: 'same ms 121.1' }),
+      row('b2', 'record_updated', '2026-01-02T00:00:00.007Z', { after: '"same ms 121.2"', targetName: 'same ms 121.2' }),
+      row('b3', 'record_updated', '2026-01-02T00:00:00.007Z', { after: '"same ms 121.3"', targetName: 'same ms 121.3' }),
+    ];
+    // the version the listing showed after the burst, stored by snapshot 5; archived since (no row)
+    const listed = makeRecord('r1', 'm1', 'c1', { name: 'same ms 121.1', updatedAt: '2026-01-02T00:00:00.003Z' });
+
+    it('should not take them as newer than a version stored by the same pass or later', () => {
+      for (const order of [burst, [...burst].reverse()]) {
+        const t = new RecordTrace();
+        t.add(order, new Map(burst.map((r) => [r.id, 5])));
+        expect(t.overlay(listed, 5)).toBe(listed);
+        expect(t.overlay(listed, 7)).toBe(listed);
+        // no snapshot known for the version: only fresh rows count
+        expect(t.overlay(listed)).toBe(listed);
+        // the same rows fresh (never stored) are read as newer, by time (then by name)
+        const unseen = new RecordTrace();
+        unseen.add(order);
+        expect(unseen.overlay(listed, 5)).toMatchObject({ name: 'same ms 121.3' });
+      }
+    });
+
+    it('should take them when stored after the version (a pass that stored the rows but not the record)', () => {
+      const t = new RecordTrace();
+      t.add(rows, 6);
+      const stale = makeRecord('r1', 'm1', 'c1', { name: 'First', updatedAt: '2026-01-01T12:00:00.000Z' });
+      expect(t.overlay(stale, 5)).toMatchObject({ name: 'Second', collectionId: 'c2' });
+      expect(t.overlay(stale, 6)).toBe(stale);
+    });
+
+    it('should weigh fresh rows when the newest row is one stored before the version', () => {
+      const t = new RecordTrace();
+      const old = row('o1', 'record_updated', '2026-01-03T00:00:00.000Z', { after: '"Old"', targetName: 'Old' });
+      const late = row('n1', 'record_moved', '2026-01-02T12:00:00.000Z', { collectionId: 'c7', targetName: 'First' });
+      t.add([old], 4);
+      t.add([late]);
+      const base = makeRecord('r1', 'm1', 'c1', { name: 'First', updatedAt: '2026-01-02T00:00:00.000Z' });
+      expect(t.overlay(base, 5)).toMatchObject({ name: 'First', collectionId: 'c7' });
+      // the synthesized record (never stored) takes the newest row whoever stored it
+      expect(t.synthesize('r1', 'w1', 'm1')).toMatchObject({ name: 'Old', collectionId: 'c1' });
+    });
+  });
 });

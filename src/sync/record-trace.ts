@@ -9,21 +9,43 @@ import { SUB_RECORD_CREATION, type Activity, type BoardRecord } from '../domain/
 interface Stamped<T> {
   value: T;
   at: string;
+  /** The snapshot that first stored the row; FRESH for a row this backup had not stored before. */
+  storedAt: number;
 }
+
+/** A row this pass is the first to read. */
+const FRESH = Number.POSITIVE_INFINITY;
 
 interface Trace {
   moduleId: Stamped<string> | null;
   collectionId: Stamped<string> | null;
   name: Stamped<string> | null;
+  /** The same two, from fresh rows only (what the overlay weighs first). */
+  freshCollectionId: Stamped<string> | null;
+  freshName: Stamped<string> | null;
   createdAt: string | null;
   /** A creation row said "sub-record": without its parent such a record cannot be placed. */
   subRecord: boolean;
 }
 
-function newer<T>(cur: Stamped<T> | null, value: T | null, at: string): Stamped<T> | null {
+function newer<T>(cur: Stamped<T> | null, value: T | null, at: string, storedAt: number): Stamped<T> | null {
   if (value === null || value === undefined) return cur;
-  if (!cur || at > cur.at || (at === cur.at && String(value) > String(cur.value))) return { value, at };
+  if (!cur || at > cur.at || (at === cur.at && String(value) > String(cur.value))) return { value, at, storedAt };
   return cur;
+}
+
+/**
+ * Whether a row says something newer than a stored version updated at `since` and stored by
+ * snapshot `versionAt` (undefined: not known). The service stamps a record's `updatedAt` before it
+ * logs the row (two writes later), so a row's time alone can look newer than the very version it
+ * describes — or than a later one, when several writes race (four renames in one millisecond
+ * logged in another order than applied). A row an earlier pass stored was in the feed when that
+ * pass read the version, so it counts only when stored after the version: what a pass first
+ * reads is what can be new to it — the rule the incremental pass keeps by reading only new rows.
+ */
+function newerThan<T>(s: Stamped<T> | null, since: string, versionAt: number | undefined): s is Stamped<T> {
+  if (!s || s.at <= since) return false;
+  return s.storedAt === FRESH || (versionAt !== undefined && s.storedAt > versionAt);
 }
 
 /** The row's record name: renames carry it in `after`; other record rows in `targetName`. */
@@ -42,17 +64,28 @@ function nameOf(row: Activity): string | null {
 export class RecordTrace {
   private readonly traces = new Map<string, Trace>();
 
-  add(rows: Iterable<Activity>): void {
+  /**
+   * Takes feed rows. `storedAt` says which of them this backup stored before, and by which
+   * snapshot (a map by row id, or one snapshot for all); the others are fresh.
+   */
+  add(rows: Iterable<Activity>, storedAt?: ReadonlyMap<string, number> | number): void {
     for (const row of rows) {
       if (!row.recordId) continue;
       let t = this.traces.get(row.recordId);
       if (!t) {
-        t = { moduleId: null, collectionId: null, name: null, createdAt: null, subRecord: false };
+        t = { moduleId: null, collectionId: null, name: null, freshCollectionId: null, freshName: null, createdAt: null, subRecord: false };
         this.traces.set(row.recordId, t);
       }
-      t.moduleId = newer(t.moduleId, row.moduleId, row.createdAt);
-      if (row.action.startsWith('record_')) t.collectionId = newer(t.collectionId, row.collectionId, row.createdAt);
-      t.name = newer(t.name, nameOf(row), row.createdAt);
+      const at = typeof storedAt === 'number' ? storedAt : (storedAt?.get(row.id) ?? FRESH);
+      const collectionId = row.action.startsWith('record_') ? row.collectionId : null;
+      const name = nameOf(row);
+      t.moduleId = newer(t.moduleId, row.moduleId, row.createdAt, at);
+      t.collectionId = newer(t.collectionId, collectionId, row.createdAt, at);
+      t.name = newer(t.name, name, row.createdAt, at);
+      if (at === FRESH) {
+        t.freshCollectionId = newer(t.freshCollectionId, collectionId, row.createdAt, at);
+        t.freshName = newer(t.freshName, name, row.createdAt, at);
+      }
       if (row.action === 'record_created' && (t.createdAt === null || row.createdAt < t.createdAt)) t.createdAt = row.createdAt;
       if (row.action === 'record_created' && SUB_RECORD_CREATION.test(row.message ?? '')) t.subRecord = true;
     }
@@ -78,14 +111,18 @@ export class RecordTrace {
 
   /**
    * A stored record brought up to what newer rows say of it: a rename or a move logged after the
-   * version we hold (the record then left every listing, so no listing told us).
+   * version we hold (the record then left every listing, so no listing told us). `versionAt`: the
+   * snapshot that stored that version, when known (see newerThan).
    */
-  overlay(base: BoardRecord): BoardRecord {
+  overlay(base: BoardRecord, versionAt?: number): BoardRecord {
     const t = this.traces.get(base.id);
     if (!t) return base;
     const since = base.updatedAt ?? '';
-    const name = t.name && t.name.at > since ? t.name.value : base.name;
-    const collectionId = t.collectionId && t.collectionId.at > since && base.parentRecordId === null ? t.collectionId.value : base.collectionId;
+    const pick = <T>(all: Stamped<T> | null, fresh: Stamped<T> | null): Stamped<T> | null =>
+      newerThan(all, since, versionAt) ? all : newerThan(fresh, since, versionAt) ? fresh : null;
+    const name = pick(t.name, t.freshName)?.value ?? base.name;
+    const moved = base.parentRecordId === null ? pick(t.collectionId, t.freshCollectionId) : null;
+    const collectionId = moved ? moved.value : base.collectionId;
     if (name === base.name && collectionId === base.collectionId) return base;
     return { ...base, name, collectionId, raw: { ...base.raw, name, ...(collectionId === null ? {} : { collectionName: collectionId }) } };
   }

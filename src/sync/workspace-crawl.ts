@@ -156,7 +156,7 @@ export async function crawlParts(env: PassEnv, ws: Workspace, prev: StateReader 
   const trace = new RecordTrace();
   trace.add(newRows);
   // (a full pass reads the whole feed: it has every creation row the service still keeps)
-  if (prev && !full) for (const rows of storedCreations(prev, newRows)) trace.add(rows);
+  if (prev && !full) for (const rows of storedCreations(prev, newRows)) trace.add(rows, prev.activityStoredAt(rows.map((r) => r.id)));
   // records a new row shows moved or changed: alive, even if this backup saw them go before
   const revived = new Set(newRows.filter((r) => r.recordId && r.collectionId && r.action.startsWith('record_') && r.action !== 'record_deleted').map((r) => r.recordId!));
   // A failure that ends the pass stops modules not yet started, and waits for those in flight:

@@ -25,7 +25,7 @@ const FEED_BATCH_ROWS = 2500;
  * first page is in (or the read failed), `done` when every row is written. At most one batch is
  * being written while the next fills, so memory stays at two batches however long the feed.
  */
-function readFeedInBackground(env: PassEnv, workspaceId: string, trace: RecordTrace): { headRead: Promise<void>; done: Promise<{ head: string | null; rows: number }> } {
+function readFeedInBackground(env: PassEnv, workspaceId: string, trace: RecordTrace, prev: StateReader | null): { headRead: Promise<void>; done: Promise<{ head: string | null; rows: number }> } {
   let buffer: Activity[] = [];
   let writing: Promise<void> = Promise.resolve();
   const flush = async (last = false): Promise<void> => {
@@ -38,6 +38,9 @@ function readFeedInBackground(env: PassEnv, workspaceId: string, trace: RecordTr
     writing = env.apply({ ...(batch.length ? { upserts: { activity: batch } } : {}), ...(indexesBack ? { indexesBack: ['activity'] as const } : {}) });
     writing.catch(() => undefined); // awaited by the next flush
   };
+  // read before this pass writes a row: a feed this backup never stored (a first fill, whose
+  // indexes wait for its end) has no row to look up
+  const earlier = prev?.anyActivity() ? prev : null;
   let headRead!: () => void;
   const head = new Promise<void>((resolve) => (headRead = resolve));
   const done = (async () => {
@@ -47,7 +50,8 @@ function readFeedInBackground(env: PassEnv, workspaceId: string, trace: RecordTr
       onRows: async (rows) => {
         if (env.signal?.aborted) throw new WbsyncError('partial', 'feed read stopped by a signal', { details: { interrupted: true } });
         buffer.push(...rows);
-        trace.add(rows);
+        // rows an earlier pass stored say nothing new of the versions it read after them
+        trace.add(rows, earlier?.activityStoredAt(rows.map((r) => r.id)));
         if (buffer.length >= FEED_BATCH_ROWS) await flush();
       },
     });
@@ -87,7 +91,7 @@ export async function syncWorkspace(env: PassEnv, ws: Workspace, wantFull: boole
   let feedDone: Promise<{ head: string | null; rows: number }> | null = null;
   const feedTrace = new RecordTrace();
   if (full) {
-    const feed = readFeedInBackground(env, ws.id, feedTrace);
+    const feed = readFeedInBackground(env, ws.id, feedTrace, prev);
     await feed.headRead;
     feedDone = feed.done;
   }

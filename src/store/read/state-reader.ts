@@ -17,15 +17,20 @@ export class SqliteStateReader implements StateReader {
     readonly snapshotId: number,
   ) {}
 
-  private query<T>(kind: EntityKind, where: string, orderBy: string, params: unknown[]): T[] {
-    const spec = SPECS[kind];
-    const sql = `SELECT ${colList(spec)} FROM ${spec.table}
-      WHERE valid_from <= ? AND (valid_to IS NULL OR valid_to > ?) AND (${where}) ORDER BY ${orderBy}`;
+  /** A compiled statement answering rows as arrays (compiled once per reader). */
+  private statement(sql: string): Database.Statement {
     let stmt = this.cache.get(sql);
     if (!stmt) {
       stmt = this.db.prepare(sql).raw(true);
       this.cache.set(sql, stmt);
     }
+    return stmt;
+  }
+
+  private query<T>(kind: EntityKind, where: string, orderBy: string, params: unknown[]): T[] {
+    const spec = SPECS[kind];
+    const stmt = this.statement(`SELECT ${colList(spec)} FROM ${spec.table}
+      WHERE valid_from <= ? AND (valid_to IS NULL OR valid_to > ?) AND (${where}) ORDER BY ${orderBy}`);
     const n = this.snapshotId;
     return (stmt.all(n, n, ...params) as unknown[][]).map((row) => fromRow<T>(spec, row));
   }
@@ -107,6 +112,23 @@ export class SqliteStateReader implements StateReader {
   recordCreations(moduleId: string, recordIds: readonly string[]): Activity[] {
     if (recordIds.length === 0) return [];
     return this.query('activity', `module_id = ? AND action = 'record_created' AND record_id IN (SELECT value FROM json_each(?))`, 'created_at, id', [moduleId, JSON.stringify(recordIds)]);
+  }
+  anyActivity(): boolean {
+    return this.statement('SELECT 1 FROM activity_versions WHERE valid_from <= ? LIMIT 1').get(this.snapshotId) !== undefined;
+  }
+  activityStoredAt(ids: readonly string[]): Map<string, number> {
+    if (ids.length === 0) return new Map();
+    const rows = this.statement(
+      `SELECT id, min(valid_from) FROM activity_versions WHERE id IN (SELECT value FROM json_each(?)) AND valid_from <= ? GROUP BY id`,
+    ).all(JSON.stringify(ids), this.snapshotId) as Array<[string, number]>;
+    return new Map(rows);
+  }
+  recordsStoredAt(moduleId: string): Map<string, number> {
+    const n = this.snapshotId;
+    const rows = this.statement(
+      `SELECT id, valid_from FROM record_versions WHERE module_id = ? AND valid_from <= ? AND (valid_to IS NULL OR valid_to > ?)`,
+    ).all(moduleId, n, n) as Array<[string, number]>;
+    return new Map(rows);
   }
   creationTimes(workspaceId: string, moduleId: string): Map<string, string> {
     const rows = this.db

@@ -30,6 +30,9 @@ export function withContent(state: StateReader, moduleId: string, content: Modul
     creationTimes: (ws, m) => state.creationTimes(ws, m),
     unplacedSubRecords: (m) => state.unplacedSubRecords(m),
     recordCreations: (m, ids) => state.recordCreations(m, ids),
+    anyActivity: () => state.anyActivity(),
+    activityStoredAt: (ids) => state.activityStoredAt(ids),
+    recordsStoredAt: (m) => state.recordsStoredAt(m),
     moduleSizes: (ws) => state.moduleSizes(ws),
   };
 }
