@@ -3,7 +3,7 @@
 // other S3-compatible stores work. Credentials come from the SDK's standard chain (AWS_* variables,
 // shared files, instance roles) — never from wbsync's configuration or flags.
 
-import { PassThrough, Readable } from 'node:stream';
+import { PassThrough, Readable, Transform } from 'node:stream';
 import type { S3Client } from '@aws-sdk/client-s3';
 import { shown } from '../domain/display-text.js';
 import type { Config } from '../config/schema.js';
@@ -32,9 +32,41 @@ export interface S3Settings {
   timeoutMs?: number;
   /** The setting that sets `timeoutMs`, named when it fires (e.g. `offsite.timeoutSeconds`). */
   timeoutSetting?: string;
+  /** The slowest a transfer may go on average before it is given up (MIN_BYTES_PER_SECOND when unset). */
+  minBytesPerSecond?: number;
 }
 
 export const DEFAULT_TIMEOUT_MS = 60_000;
+/**
+ * A store that keeps a transfer alive a byte at a time never trips the idle timeout: so each
+ * transfer also has a deadline, `timeoutMs` plus its size at this rate (128 kbit/s — a 500 MB copy
+ * may take nine hours, a trickle cannot take forever). An upload's size is what has been read of
+ * its body, plus one part the SDK may still be sending, until the body ends.
+ */
+export const MIN_BYTES_PER_SECOND = 16 * 1024;
+const PART_BYTES = 8 * 1024 * 1024;
+
+/** A transfer past its deadline (see MIN_BYTES_PER_SECOND). */
+class SlowTransferError extends Error {
+  override readonly name = 'SlowTransferError';
+  constructor(readonly bytes: number, readonly seconds: number) {
+    super(`moved ${bytes} bytes in ${seconds} s`);
+  }
+}
+
+/** Fires `onLate` once `Date.now()` passes the deadline `due()` gives, asked again at least once a
+ * second (it moves: later as an upload's body is read, earlier once it has ended). */
+function deadline(due: () => number, onLate: () => void): { stop: () => void } {
+  let timer: NodeJS.Timeout | null = null;
+  const arm = (): void => {
+    const left = due() - Date.now();
+    if (left <= 0) return onLate();
+    timer = setTimeout(arm, Math.min(left, 1000));
+    timer.unref();
+  };
+  arm();
+  return { stop: () => timer && clearTimeout(timer) };
+}
 /** Attempts per request (the SDK's standard retry): a stalled store costs at most this many timeouts. */
 export const MAX_ATTEMPTS = 3;
 
@@ -42,6 +74,14 @@ export const MAX_ATTEMPTS = 3;
 function storageError(what: string, where: string, e: unknown, s: S3Settings): WbsyncError {
   const err = e as { name?: string; code?: string; message?: string; $metadata?: { httpStatusCode?: number } };
   const status = err.$metadata?.httpStatusCode;
+  if (e instanceof SlowTransferError) {
+    const endpoint = s.endpoint ?? `AWS S3 (${s.region})`;
+    const rate = (s.minBytesPerSecond ?? MIN_BYTES_PER_SECOND) / 1024;
+    return new WbsyncError('unreachable', `offsite ${what} at ${where} is too slow: ${shown(endpoint)} ${e.message}, under ${rate} KiB/s on average; given up`, {
+      hint: `check that ${shown(endpoint)} is healthy: a store that keeps a transfer alive a few bytes at a time is treated as stalled${s.timeoutSetting ? ` (${s.timeoutSetting} is added to every transfer's allowance)` : ''}`,
+      cause: e,
+    });
+  }
   if (err.name === 'TimeoutError' || err.code === 'ETIMEDOUT') {
     const seconds = (s.timeoutMs ?? DEFAULT_TIMEOUT_MS) / 1000;
     const endpoint = s.endpoint ?? `AWS S3 (${s.region})`;
@@ -90,6 +130,8 @@ export function createS3Store(s: S3Settings): ObjectStore {
       return { client: made, sdk };
     }));
   const where = `s3://${s.bucket}/${s.prefix}`;
+  const rate = s.minBytesPerSecond ?? MIN_BYTES_PER_SECOND;
+  const allowance = (bytes: number): number => timeoutMs + (bytes / rate) * 1000;
   const guard = async <T>(what: string, run: () => Promise<T>): Promise<T> => {
     try {
       return await run();
@@ -102,7 +144,41 @@ export function createS3Store(s: S3Settings): ObjectStore {
     put: (key, body, contentType) =>
       guard(`upload of ${key}`, async () => {
         const { client, sdk } = await open();
-        await new sdk.storage.Upload({ client, params: { Bucket: s.bucket, Key: key, Body: body, ContentType: contentType }, partSize: 8 * 1024 * 1024, queueSize: 2 }).done();
+        const started = Date.now();
+        let read = typeof body === 'string' ? Buffer.byteLength(body) : 0;
+        let ended = typeof body === 'string';
+        let source: Readable | string = body;
+        if (typeof body !== 'string') {
+          // counted as the SDK reads it (a Transform moves nothing until it is read)
+          const counted = new Transform({
+            transform(chunk: Buffer, _enc, done) {
+              read += chunk.length;
+              done(null, chunk);
+            },
+            flush(done) {
+              ended = true;
+              done();
+            },
+          });
+          body.on('error', (e) => counted.destroy(e));
+          source = body.pipe(counted);
+        }
+        const upload = new sdk.storage.Upload({ client, params: { Bucket: s.bucket, Key: key, Body: source, ContentType: contentType }, partSize: PART_BYTES, queueSize: 2 });
+        let late: SlowTransferError | null = null;
+        const watch = deadline(
+          () => started + allowance(read + (ended ? 0 : PART_BYTES)),
+          () => {
+            late = new SlowTransferError(read, Math.round((Date.now() - started) / 1000));
+            void upload.abort();
+          },
+        );
+        try {
+          await upload.done();
+        } catch (e) {
+          throw late ?? e;
+        } finally {
+          watch.stop();
+        }
       }),
     get: (key) =>
       guard(`download of ${key}`, async () => {
@@ -114,6 +190,15 @@ export function createS3Store(s: S3Settings): ObjectStore {
         const body = res.Body as Readable;
         const out = new PassThrough();
         body.on('error', (e) => out.destroy(storageError(`download of ${key}`, where, e, s)));
+        // the body's deadline, from its declared length (a store that trickles it is given up)
+        const started = Date.now();
+        let moved = 0;
+        body.on('data', (c: Buffer) => void (moved += c.length));
+        const watch = deadline(
+          () => started + allowance(res.ContentLength ?? moved),
+          () => body.destroy(new SlowTransferError(moved, Math.round((Date.now() - started) / 1000))),
+        );
+        body.once('close', () => watch.stop());
         // a reader that has stopped listening (it failed or finished first) is not told, rather
         // than the error being thrown at the process as uncaught: every reader here listens
         // (pipeline, for await, or its own handler) while it reads

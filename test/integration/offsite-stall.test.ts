@@ -22,7 +22,8 @@ const PREFIX = 'wbsync/stall/';
  * matches `stalls`: with `passBytes`, the first passBytes of s3rver's answer pass and the rest is
  * held; without, the request is swallowed and `partial` (part of a response) is all that comes back.
  * Either way the socket then stays open and silent. */
-async function stallingProxy(upstreamPort: number, partial: string, stalls = /^PUT \S*\/copies\//, passBytes = 0): Promise<{ port: number; stalled: () => number; close: () => Promise<void> }> {
+async function stallingProxy(upstreamPort: number, partial: string, stalls = /^PUT \S*\/copies\//, passBytes = 0, trickle?: Trickle): Promise<{ port: number; stalled: () => number; close: () => Promise<void> }> {
+  if (trickle) return trickleProxy(upstreamPort, stalls, passBytes, trickle);
   let stalled = 0;
   const sockets = new Set<net.Socket>();
   const server = net.createServer((client) => {
@@ -63,6 +64,81 @@ async function stallingProxy(upstreamPort: number, partial: string, stalls = /^P
     stalled: () => stalled,
     close: () =>
       new Promise<void>((r) => {
+        for (const s of sockets) s.destroy();
+        server.close(() => r());
+      }),
+  };
+}
+
+interface Trickle {
+  /** Bytes let through per tick, and the tick. */
+  bytes: number;
+  everyMs: number;
+}
+
+/** Forwards to s3rver, except a request whose request line matches `trickles`: a download's answer
+ * passes `passBytes`, then moves `trickle.bytes` per `trickle.everyMs`; an upload is taken whole
+ * and answered with a header line that never ends, `trickle.bytes` of it per tick. Never silent
+ * long enough for an idle timeout. */
+async function trickleProxy(upstreamPort: number, trickles: RegExp, passBytes: number, trickle: Trickle): Promise<{ port: number; stalled: () => number; close: () => Promise<void> }> {
+  let matched = 0;
+  const sockets = new Set<net.Socket>();
+  const timers = new Set<NodeJS.Timeout>();
+  const server = net.createServer((client) => {
+    sockets.add(client);
+    client.on('close', () => sockets.delete(client));
+    client.on('error', () => undefined);
+    const up = net.connect(upstreamPort, '127.0.0.1');
+    sockets.add(up);
+    up.on('close', () => sockets.delete(up));
+    up.on('error', () => client.destroy());
+    let mode: 'upload' | 'download' | null = null;
+    let queue = Buffer.alloc(0);
+    let budget = passBytes;
+    const every = (tick: () => void): void => void timers.add(setInterval(tick, trickle.everyMs));
+    client.on('data', (chunk: Buffer) => {
+      const line = chunk.subarray(0, Math.max(0, chunk.indexOf('\r\n'))).toString('latin1');
+      if (!mode && trickles.test(line)) {
+        matched++;
+        mode = line.startsWith('PUT') ? 'upload' : 'download';
+        if (mode === 'download') {
+          every(() => {
+            if (queue.length === 0) return void up.resume();
+            client.write(queue.subarray(0, trickle.bytes));
+            queue = queue.subarray(trickle.bytes);
+          });
+        }
+      }
+      up.write(chunk);
+    });
+    up.on('data', (d: Buffer) => {
+      if (mode === 'upload') {
+        // s3rver's answer is dropped; a header that never ends comes instead
+        if (queue.length === 0) {
+          queue = Buffer.from('x');
+          client.write('HTTP/1.1 200 OK\r\nx-trickle: ');
+          every(() => client.write('a'.repeat(trickle.bytes)));
+        }
+        return;
+      }
+      if (mode !== 'download' || budget >= d.length) {
+        if (mode === 'download') budget -= d.length;
+        return void client.write(d);
+      }
+      if (budget > 0) client.write(d.subarray(0, budget));
+      queue = Buffer.concat([queue, d.subarray(Math.max(0, budget))]);
+      budget = 0;
+      up.pause();
+    });
+  });
+  await new Promise<void>((r) => server.listen(0, '127.0.0.1', r));
+  const port = (server.address() as net.AddressInfo).port;
+  return {
+    port,
+    stalled: () => matched,
+    close: () =>
+      new Promise<void>((r) => {
+        for (const t of timers) clearInterval(t);
         for (const s of sockets) s.destroy();
         server.close(() => r());
       }),
@@ -213,6 +289,65 @@ describe('an offsite store that stalls mid-response', () => {
       await proxy.close();
     }
     expect(proxy.stalled()).toBe(1);
+  });
+
+  it('push: a store that takes the copy and answers a byte at a time (never idle) — given up once past its deadline, no copy recorded', { timeout: 40_000 }, async () => {
+    // the copy's allowance is 1 s plus its size at 256 KiB/s; the answer never ends
+    const proxy = await stallingProxy(s3Port, '', /^PUT \S*\/copies\//, 0, { bytes: 1, everyMs: 100 });
+    const endpoint = `http://127.0.0.1:${proxy.port}`;
+    const objects = createS3Store({ bucket: 'backups', prefix: `${PREFIX}slow-put/`, endpoint, region: 'us-east-1', forcePathStyle: true, timeoutMs: 1000, timeoutSetting: 'offsite.timeoutSeconds', minBytesPerSecond: 256 * 1024 });
+    const started = Date.now();
+    try {
+      const err = await pushCopy(h.store, objects, { prefix: `${PREFIX}slow-put/`, recipients: [recipient] }, new Date()).then(
+        () => null,
+        (e: unknown) => e as Error & { code?: string; hint?: string },
+      );
+      expect(err).toMatchObject({ code: 'unreachable' });
+      expect(err!.message).toMatch(/^offsite upload of \S+\/copies\/\S+ at s3:\/\/backups\/\S+ is too slow: /);
+      expect(err!.message).toContain(endpoint);
+      expect(err!.message).toContain('under 256 KiB/s on average');
+      expect(err!.hint).toContain('offsite.timeoutSeconds');
+    } finally {
+      objects.close();
+      await proxy.close();
+    }
+    // the answer alone would take 27 minutes to overflow the client's header limit (16 KiB at 10
+    // bytes a second); the copy's allowance is 1 s and its size at 256 KiB/s, after the copy is made
+    expect(Date.now() - started).toBeLessThan(20_000);
+    expect(proxy.stalled()).toBe(1);
+    const check = direct();
+    try {
+      expect(await listCopies(check, `${PREFIX}slow-put/`)).toEqual([]);
+    } finally {
+      check.close();
+    }
+  });
+
+  it('fetch: a body trickled a few bytes at a time — given up past its deadline; a slow store above the floor is waited for', { timeout: 40_000 }, async () => {
+    const { identity, object } = await pushedCopy(`${PREFIX}slow-get/`);
+    const fetchThrough = async (trickle: Trickle, floor: number, out: string): Promise<(Error & { code?: string }) | null> => {
+      const proxy = await stallingProxy(s3Port, '', /^GET \S*\/copies\//, 2000, trickle);
+      const objects = createS3Store({ bucket: 'backups', prefix: `${PREFIX}slow-get/`, endpoint: `http://127.0.0.1:${proxy.port}`, region: 'us-east-1', forcePathStyle: true, timeoutMs: 1000, timeoutSetting: 'offsite.timeoutSeconds', minBytesPerSecond: floor });
+      try {
+        return await fetchCopy(objects, `${PREFIX}slow-get/`, { identities: [identity], out }).then(
+          () => null,
+          (e: unknown) => e as Error & { code?: string },
+        );
+      } finally {
+        objects.close();
+        await proxy.close();
+      }
+    };
+    const started = Date.now();
+    const err = await fetchThrough({ bytes: 1024, everyMs: 100 }, 256 * 1024, join(scratch.dir, 'fetched-slow.db'));
+    expect(err).toMatchObject({ code: 'unreachable' });
+    expect(err!.message).toContain(`offsite download of ${object}`);
+    expect(err!.message).toContain('is too slow');
+    expect(Date.now() - started).toBeLessThan(20_000);
+    expect(fs.readdirSync(scratch.dir).filter((f) => f.startsWith('fetched-slow'))).toEqual([]);
+    // 640 KiB/s against a floor of 64 KiB/s: slow, alive, fetched whole
+    expect(await fetchThrough({ bytes: 32 * 1024, everyMs: 50 }, 64 * 1024, join(scratch.dir, 'fetched-alive.db'))).toBeNull();
+    expect(fs.statSync(join(scratch.dir, 'fetched-alive.db')).size).toBeGreaterThan(0);
   });
 
   it('offsite.timeoutSeconds is validated', async () => {
