@@ -196,6 +196,11 @@ export class TenantRuntime {
     return this.heldSince !== 0;
   }
 
+  /** Since when the tenant's next job has waited for its fleet copy (null: it does not). */
+  get heldAt(): Date | null {
+    return this.heldSince ? new Date(this.heldSince) : null;
+  }
+
   /** Holds (or lets go) the tenant's next job for its periodic fleet copy (mover.ts): while held no
    * job of it is queued or started; the one running ends as it would. */
   holdJobs(held: boolean): void {

@@ -150,7 +150,7 @@ export function workerHealth(s: WorkerState): { httpStatus: number; body: unknow
   const per: Record<string, unknown> = {};
   for (const [name, t] of s.tenants) {
     const h = t.health();
-    per[name] = { epoch: t.epoch, paused: t.paused, running: t.running ? { kind: t.running.kind, since: new Date(t.running.since).toISOString() } : null, ...(h ? { status: (h.body as { status: string }).status, health: h.body } : { status: 'not started', problem: t.problem }) };
+    per[name] = { epoch: t.epoch, paused: t.paused, running: t.running ? { kind: t.running.kind, since: new Date(t.running.since).toISOString() } : null, waitingForCopySince: t.heldAt?.toISOString() ?? null, ...(h ? { status: (h.body as { status: string }).status, health: h.body } : { status: 'not started', problem: t.problem }) };
   }
   for (const [name, f] of s.failedStarts) if (!per[name]) per[name] = { status: 'not started', problem: f.message };
   return {

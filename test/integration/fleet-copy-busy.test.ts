@@ -82,9 +82,16 @@ describe('fleet: the periodic copy of a tenant whose passes run back to back (re
     for (const s of services) s.emu.faults.setLatency(LATENCY_MS);
     const slowFrom = Date.now();
 
+    const healthUrl = (await pgs.query<{ health_url: string }>(`select health_url from wbsync_fleet.workers where id = 'w-1'`))[0]!.health_url;
+    type Health = { tenants: Record<string, { running: unknown; waitingForCopySince: string | null }> };
     for (const t of tenants) {
       // a slow pass in flight (begun after the latency was set)
       const inFlight = await waitFor(`a slow pass of ${t.name} in flight`, 30_000, async () => (await runs(t.name)).find((r) => r.started_at.getTime() > slowFrom && r.finished_at === null));
+      // /healthz says the next job waits for the copy while the pass runs
+      await waitFor(`/healthz showing ${t.name} waiting for its copy`, 30_000, async () => {
+        const h = (await (await fetch(`${healthUrl}/healthz`)).json()) as Health;
+        return h.tenants[t.name]?.waitingForCopySince ? h.tenants[t.name] : undefined;
+      });
       const ended = await waitFor(`pass ${inFlight.id} of ${t.name} ended`, 60_000, async () => (await runs(t.name)).find((r) => r.id === inFlight.id && r.finished_at !== null));
       expect(ended.ok).toBe(true);
       const endedAt = ended.finished_at!.getTime();
@@ -99,6 +106,11 @@ describe('fleet: the periodic copy of a tenant whose passes run back to back (re
       const after = await waitFor(`a pass of ${t.name} after its copy, completed`, 60_000, async () => (await runs(t.name)).find((r) => r.started_at.getTime() >= takenAt - 50 && r.ok));
       expect((await runs(t.name)).filter((r) => r.started_at.getTime() > endedAt && r.started_at.getTime() < takenAt - 50)).toEqual([]);
       expect(Number(after.snapshot_id)).toBeGreaterThan(Number(ended.snapshot_id));
+      // the copy written, /healthz no longer says the tenant waits for it (it may be due again: a
+      // copy falls due 1.2 s after the last, so a later hold shows a later time)
+      const h = (await (await fetch(`${healthUrl}/healthz`)).json()) as Health;
+      const since = h.tenants[t.name]!.waitingForCopySince;
+      expect(since === null || Date.parse(since) > takenAt, `waiting since ${since}`).toBe(true);
     }
     // an operator sees why a pass waited
     const out = worker.output();

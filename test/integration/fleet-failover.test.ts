@@ -22,10 +22,11 @@ import { runCliCaptured, tempDir } from '../helpers/harness.js';
 import { CLI, spawnWorker, startService, waitFor, writeFleetFiles, writeKey, type FleetFiles, type TenantService, type WorkerProcess } from '../helpers/fleet-kit.js';
 import { exportsOf } from '../helpers/fleet-exports.js';
 import { startPostgres, type RunningPostgres } from '../helpers/postgres.js';
+import { S3RVER_CREDENTIALS, useS3rverCredentials } from '../helpers/s3-credentials.js';
 
 type Run = { tenant: string; worker: string; kind: string; started_at: Date; finished_at: Date | null; ok: boolean | null; snapshot_id: string | null };
 const INTERVAL_S = 2;
-const S3_ENV = { AWS_ACCESS_KEY_ID: 'S3RVER', AWS_SECRET_ACCESS_KEY: 'S3RVER' };
+const S3_ENV = S3RVER_CREDENTIALS;
 const COPY_ROOT = 'wbsync-fleet/';
 
 describe('fleet: a worker killed, lost, and joining (real processes)', () => {
@@ -37,7 +38,7 @@ describe('fleet: a worker killed, lost, and joining (real processes)', () => {
   let copies: ObjectStore;
   const services = new Map<string, TenantService>();
   const workers: WorkerProcess[] = [];
-  const saved = { id: process.env.AWS_ACCESS_KEY_ID, secret: process.env.AWS_SECRET_ACCESS_KEY };
+  let restoreEnv: (() => void) | undefined;
   const cli = (...argv: string[]) => runCliCaptured(['--config', files.config, ...argv], S3_ENV);
   const runs = (tenant: string): Promise<Run[]> => pgs.query<Run>(`select tenant, worker, kind, started_at, finished_at, ok, snapshot_id from wbsync_fleet.runs where tenant = $1 and kind in ('full', 'incremental') order by id`, [tenant]);
   const homeOf = async (tenant: string): Promise<string | undefined> => (await pgs.query<{ worker: string }>(`select worker from wbsync_fleet.homes where tenant = $1`, [tenant]))[0]?.worker;
@@ -72,7 +73,7 @@ describe('fleet: a worker killed, lost, and joining (real processes)', () => {
     files = writeFleetFiles(tmp.dir, pgs, {
       fleet: { workerTtlSeconds: 4, copyRecipient: await age.identityToRecipient(identity), copyIdentityFile: idFile, copies: { bucket: 'fleet', endpoint: `http://127.0.0.1:${port}`, forcePathStyle: true, everyMinutes: 0.02 } },
     });
-    Object.assign(process.env, S3_ENV);
+    restoreEnv = useS3rverCredentials();
     copies = createS3Store({ bucket: 'fleet', prefix: COPY_ROOT, endpoint: `http://127.0.0.1:${port}`, region: 'us-east-1', forcePathStyle: true });
   }, 60_000);
 
@@ -83,10 +84,7 @@ describe('fleet: a worker killed, lost, and joining (real processes)', () => {
     await pgs?.destroy();
     await s3?.close();
     tmp.cleanup();
-    for (const [k, v] of [['AWS_ACCESS_KEY_ID', saved.id], ['AWS_SECRET_ACCESS_KEY', saved.secret]] as const) {
-      if (v === undefined) delete process.env[k];
-      else process.env[k] = v;
-    }
+    restoreEnv?.();
   });
 
   it('kill -9 mid-pass: restarted with the same folder, the next pass completes there and verify passes', { timeout: 60_000 }, async () => {
