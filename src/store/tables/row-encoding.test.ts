@@ -144,6 +144,28 @@ describe('row encoding', () => {
     expect(encodeRow('member', SPECS.member, m3).hash).not.toBe(encodeRow('member', SPECS.member, m2).hash);
   });
 
+  it('cuts the read-time members out of the one text it writes only where that is the definition\'s text (nested look-alikes, hostile keys, first or only key)', () => {
+    const raws: unknown[] = [
+      { canRevert: true },
+      { canRevert: true, z: 1 },
+      { revertBlocker: null },
+      { _id: 'a', canRevert: false, revertBlocker: 'x', zz: { canRevert: false } },
+      { _id: 'a', canRevert: true, revertBlocker: null, meta: { canRevert: 10, revertBlocker: null } },
+      { _id: 'a', canRevert: 1, nested: { canRevert: 10 } },
+      { _id: 'a', canRevert: 10, nested: { canRevert: 1 } },
+      JSON.parse('{"a\\"canRevert":true,"canRevert":true,"revertBlocker":{"b":1,"a":[null]}}'),
+      JSON.parse('{"z":"\\"canRevert\\":true","canRevert":true,"after":"{\\"revertBlocker\\":null}","revertBlocker":null}'),
+      { _id: 'a', canRevert: undefined, revertBlocker: undefined, after: 'x' },
+      { canRevert: true, revertBlocker: null },
+    ];
+    for (const [i, raw] of raws.entries()) {
+      const e = makeActivity(`a${i}`, 'w1', { raw: raw as Record<string, unknown> });
+      const got = encodeRow('activity', SPECS.activity, e);
+      expect(got.hash, JSON.stringify(raw)).toBe(contentHash(hashable('activity', e)));
+      expect(got.values.at(-1), JSON.stringify(raw)).toBe(referenceCanonical(raw));
+    }
+  });
+
   it('does not depend on the order the service sent the keys in', () => {
     const a = makeRecord('r1', 'm1', 'c1', { raw: JSON.parse('{"_id":"r1","name":"x","meta":{"b":1,"a":2}}') as Record<string, unknown> });
     const b = makeRecord('r1', 'm1', 'c1', { raw: JSON.parse('{"meta":{"a":2,"b":1},"name":"x","_id":"r1"}') as Record<string, unknown> });

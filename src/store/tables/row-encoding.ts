@@ -51,7 +51,11 @@ function rawTexts(raw: unknown, rule: ReadTimeRule | undefined): { stored: strin
     return { stored: text, hashed: text };
   }
   const form = canonicalForm(raw);
-  if (form !== NOT_PLAIN) return { stored: JSON.stringify(form), hashed: JSON.stringify(leftOut(form as Record<string, unknown>, rule)) };
+  if (form !== NOT_PLAIN) {
+    const stored = JSON.stringify(form);
+    const f = form as Record<string, unknown>;
+    return { stored, hashed: cutTopLevel(stored, f, rule) ?? JSON.stringify(leftOut(f, rule)) };
+  }
   let stored = '{';
   let hashed = '{';
   for (const k of sortedKeys(raw)) {
@@ -65,6 +69,30 @@ function rawTexts(raw: unknown, rule: ReadTimeRule | undefined): { stored: strin
     hashed += `${hashed.length > 1 ? ',' : ''}${kept}`;
   }
   return { stored: `${stored}}`, hashed: `${hashed}}` };
+}
+
+/**
+ * `text` (JSON.stringify of the canonical form `form`) with the rule's top-level read-time members
+ * cut out — the same text JSON.stringify(leftOut(form, rule)) writes, without writing the row a
+ * second time. A member `"k":v` is cut where its text occurs exactly once: the top-level one is
+ * there, so a single occurrence is it (a nested key, or a hostile key holding a quote, that repeats
+ * it makes two); otherwise, or for a rule on nested members, null: the caller writes it out.
+ */
+function cutTopLevel(text: string, form: Record<string, unknown>, rule: ReadTimeRule): string | null {
+  if (rule.user) return null;
+  let out = text;
+  for (const k of rule.top) {
+    const v = form[k];
+    if (v === undefined) continue;
+    const member = `${JSON.stringify(k)}:${JSON.stringify(v)}`;
+    const at = out.indexOf(member);
+    if (at < 1 || out.indexOf(member, at + 1) !== -1) return null;
+    const end = at + member.length;
+    if (out[at - 1] === ',') out = out.slice(0, at - 1) + out.slice(end);
+    else if (out[at - 1] === '{') out = out.slice(0, at) + out.slice(out[end] === ',' ? end + 1 : end);
+    else return null;
+  }
+  return out;
 }
 
 /** `raw` (in canonical form: see canonicalForm) without its read-time fields, for JSON.stringify:
