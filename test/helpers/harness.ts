@@ -144,6 +144,13 @@ export function unwrap(body: any, key: string): any {
   return body && typeof body === 'object' && key in body && typeof body[key] === 'object' ? body[key] : body;
 }
 
+/** `api` for a write that must succeed: the document under `key` (unwrap), or an error naming the call and the answer. */
+export async function apiOk(emu: RunningEmulator, method: string, path: string, body: unknown, key: string): Promise<Record<string, any>> {
+  const res = await api(emu, method, path, body);
+  if (res.status >= 300) throw new Error(`${method} ${path}: HTTP ${res.status} ${JSON.stringify(res.body)}`);
+  return unwrap(res.body, key);
+}
+
 /** The emulator's dump with rows typed loosely, for tests that read its documents' fields. */
 export type LooseDump = { [K in keyof import('../../src/emulator/types.js').EmulatorDump]: Array<Record<string, any>> };
 export function dumpOf(emu: RunningEmulator): LooseDump {

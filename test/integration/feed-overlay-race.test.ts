@@ -12,15 +12,9 @@
 
 import { afterEach, describe, expect, it } from 'vitest';
 import type { Dialect } from '../../src/emulator/types.js';
-import { api, makeHarness, unwrap, view, type Harness } from '../helpers/harness.js';
+import { apiOk, makeHarness, view, type Harness } from '../helpers/harness.js';
 
 type Doc = Record<string, any>;
-
-async function ok(h: Harness, method: string, path: string, body: unknown, key: string): Promise<Doc> {
-  const res = await api(h.emu, method, path, body);
-  expect(res.status, `${method} ${path}: ${JSON.stringify(res.body)}`).toBeLessThan(300);
-  return unwrap(res.body, key);
-}
 
 const current = (h: Harness, db: Harness['store'], id: string): Doc | undefined =>
   view(db, 'records', 'WHERE id = ?', [id])[0];
@@ -34,10 +28,10 @@ describe.each(['spec', 'observed'] as Dialect[])('an archived record keeps the n
 
   it('renames racing in one millisecond, the record archived later: a full pass and an incremental one agree on the last name', async () => {
     h = await makeHarness(dialect, { seed: 'none' });
-    const ws = await ok(h, 'POST', '/workspaces', { name: 'Race' }, 'workspace');
-    const mod = await ok(h, 'POST', `/modules/${ws._id}`, { name: 'Board' }, 'module');
-    const col = await ok(h, 'POST', `/collections/${mod._id}`, { name: 'Group' }, 'collection');
-    const rec = await ok(h, 'POST', `/records/${col._id}`, { name: 'Before' }, 'record');
+    const ws = await apiOk(h.emu, 'POST', '/workspaces', { name: 'Race' }, 'workspace');
+    const mod = await apiOk(h.emu, 'POST', `/modules/${ws._id}`, { name: 'Board' }, 'module');
+    const col = await apiOk(h.emu, 'POST', `/collections/${mod._id}`, { name: 'Group' }, 'collection');
+    const rec = await apiOk(h.emu, 'POST', `/records/${col._id}`, { name: 'Before' }, 'record');
     const full = h.openOther('full');
     expect((await h.sync()).failures).toEqual([]);
     expect((await full.sync({ full: true })).failures).toEqual([]);
@@ -46,8 +40,8 @@ describe.each(['spec', 'observed'] as Dialect[])('an archived record keeps the n
     // breaks ties by name, so the row of "Zulu" reads as the newest
     h.emu.clock.advance(1000);
     h.emu.clock.freeze();
-    await ok(h, 'PUT', `/records/${rec._id}`, { name: 'Zulu' }, 'record');
-    await ok(h, 'PUT', `/records/${rec._id}`, { name: 'Alpha' }, 'record');
+    await apiOk(h.emu, 'PUT', `/records/${rec._id}`, { name: 'Zulu' }, 'record');
+    await apiOk(h.emu, 'PUT', `/records/${rec._id}`, { name: 'Alpha' }, 'record');
     h.emu.clock.unfreeze();
     h.emu.clock.advance(1000);
     expect((await h.sync()).kind).toBe('incremental');
@@ -59,7 +53,7 @@ describe.each(['spec', 'observed'] as Dialect[])('an archived record keeps the n
     }
 
     h.emu.clock.advance(1000);
-    await ok(h, 'PUT', `/records/${rec._id}`, { isArchived: true }, 'record');
+    await apiOk(h.emu, 'PUT', `/records/${rec._id}`, { isArchived: true }, 'record');
     h.emu.clock.advance(1000);
     expect((await h.sync()).kind).toBe('incremental');
     expect((await full.sync({ full: true })).failures).toEqual([]);

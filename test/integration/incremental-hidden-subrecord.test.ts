@@ -10,25 +10,19 @@
 
 import { afterEach, describe, expect, it } from 'vitest';
 import type { Dialect } from '../../src/emulator/types.js';
-import { api, makeHarness, unwrap, view, type Harness } from '../helpers/harness.js';
+import { api, apiOk, makeHarness, view, type Harness } from '../helpers/harness.js';
 import { viewDiff } from '../helpers/random-writes.js';
 
 type Doc = Record<string, any>;
 
-async function ok(h: Harness, method: string, path: string, body: unknown, key: string): Promise<Doc> {
-  const res = await api(h.emu, method, path, body);
-  expect(res.status, `${method} ${path}: ${JSON.stringify(res.body)}`).toBeLessThan(300);
-  return unwrap(res.body, key);
-}
-
 /** Workspace, module, collection; a record P with a sub-record S; another record O. */
 async function board(h: Harness): Promise<{ p: Doc; s: Doc; o: Doc }> {
-  const ws = await ok(h, 'POST', '/workspaces', { name: 'Hidden sub-record' }, 'workspace');
-  const mod = await ok(h, 'POST', `/modules/${ws._id}`, { name: 'Board' }, 'module');
-  const col = await ok(h, 'POST', `/collections/${mod._id}`, { name: 'Group' }, 'collection');
-  const p = await ok(h, 'POST', `/records/${col._id}`, { name: 'Parent' }, 'record');
-  const s = await ok(h, 'POST', `/records/${p._id}/sub-records`, { name: 'Sub' }, 'record');
-  const o = await ok(h, 'POST', `/records/${col._id}`, { name: 'Other' }, 'record');
+  const ws = await apiOk(h.emu, 'POST', '/workspaces', { name: 'Hidden sub-record' }, 'workspace');
+  const mod = await apiOk(h.emu, 'POST', `/modules/${ws._id}`, { name: 'Board' }, 'module');
+  const col = await apiOk(h.emu, 'POST', `/collections/${mod._id}`, { name: 'Group' }, 'collection');
+  const p = await apiOk(h.emu, 'POST', `/records/${col._id}`, { name: 'Parent' }, 'record');
+  const s = await apiOk(h.emu, 'POST', `/records/${p._id}/sub-records`, { name: 'Sub' }, 'record');
+  const o = await apiOk(h.emu, 'POST', `/records/${col._id}`, { name: 'Other' }, 'record');
   return { p, s, o };
 }
 
@@ -48,9 +42,9 @@ describe.each(['spec', 'observed'] as Dialect[])('the incremental pass sees a su
     expect(stored(h, s._id)).toMatchObject({ is_completed: 0 });
 
     h.emu.requestLog.clear();
-    await ok(h, 'PUT', `/records/${s._id}`, { isCompleted: true }, 'record');
+    await apiOk(h.emu, 'PUT', `/records/${s._id}`, { isCompleted: true }, 'record');
     h.emu.clock.advance(200);
-    await ok(h, 'PUT', `/records/${o._id}`, { name: 'Other renamed' }, 'record');
+    await apiOk(h.emu, 'PUT', `/records/${o._id}`, { name: 'Other renamed' }, 'record');
     h.emu.clock.advance(1000);
     const pass = await h.sync();
     expect(pass.kind).toBe('incremental');
@@ -63,13 +57,13 @@ describe.each(['spec', 'observed'] as Dialect[])('the incremental pass sees a su
   it('a position change and a rename sent in the same tick: the position is stored', async () => {
     h = await makeHarness(dialect, { seed: 'none' });
     const { p, s, o } = await board(h);
-    const s2 = await ok(h, 'POST', `/records/${p._id}/sub-records`, { name: 'Sub two' }, 'record');
+    const s2 = await apiOk(h.emu, 'POST', `/records/${p._id}/sub-records`, { name: 'Sub two' }, 'record');
     expect((await h.sync({ full: true })).failures).toEqual([]);
 
     await Promise.all([
-      ok(h, 'PUT', `/records/${o._id}`, { name: 'Other renamed' }, 'record'),
-      ok(h, 'PUT', `/records/${s._id}`, { position: 7 }, 'record'),
-      ok(h, 'PUT', `/records/${s2._id}`, { isCompleted: true }, 'record'),
+      apiOk(h.emu, 'PUT', `/records/${o._id}`, { name: 'Other renamed' }, 'record'),
+      apiOk(h.emu, 'PUT', `/records/${s._id}`, { position: 7 }, 'record'),
+      apiOk(h.emu, 'PUT', `/records/${s2._id}`, { isCompleted: true }, 'record'),
     ]);
     h.emu.clock.advance(1000);
     await h.sync();
@@ -84,19 +78,19 @@ describe.each(['spec', 'observed'] as Dialect[])('the incremental pass sees a su
     // the parent has no other sub-record the store knows of
     const { p: other, o: p } = await board(h);
     expect((await h.sync({ full: true })).failures).toEqual([]);
-    const late = await ok(h, 'POST', `/records/${p._id}/sub-records`, { name: 'Late sub' }, 'record');
+    const late = await apiOk(h.emu, 'POST', `/records/${p._id}/sub-records`, { name: 'Late sub' }, 'record');
     if (dialect === 'observed') expect((await api(h.emu, 'DELETE', `/records/${p._id}`)).status).toBe(200); // archives its sub-records too
-    else for (const id of [late._id, p._id]) await ok(h, 'PUT', `/records/${id}`, { isArchived: true }, 'record'); // the spec's DELETE is for good
+    else for (const id of [late._id, p._id]) await apiOk(h.emu, 'PUT', `/records/${id}`, { isArchived: true }, 'record'); // the spec's DELETE is for good
     h.emu.clock.advance(1000);
     expect((await h.sync()).kind).toBe('incremental');
     expect(stored(h, p._id)).toMatchObject({ is_archived: 1 });
 
     h.emu.clock.advance(1000);
-    await ok(h, 'PUT', `/records/${other._id}`, { name: 'Other renamed' }, 'record');
+    await apiOk(h.emu, 'PUT', `/records/${other._id}`, { name: 'Other renamed' }, 'record');
     h.emu.clock.advance(1000);
     await h.sync();
     h.emu.clock.advance(1000);
-    await ok(h, 'PUT', `/records/${late._id}`, { isArchived: false }, 'record');
+    await apiOk(h.emu, 'PUT', `/records/${late._id}`, { isArchived: false }, 'record');
     h.emu.clock.advance(1000);
     expect((await h.sync()).kind).toBe('incremental');
     expect(stored(h, late._id), 'the un-archived sub-record').toMatchObject({ is_archived: 0, parent_record_id: p._id, name: 'Late sub' });
@@ -110,18 +104,18 @@ describe.each(['spec', 'observed'] as Dialect[])('the incremental pass sees a su
     h = await makeHarness(dialect, { seed: 'none' });
     const { p } = await board(h);
     const mod = p.module as string;
-    const text = await ok(h, 'POST', `/columns/${mod}`, { name: 'Note', type: 'text', scope: 'subrecord' }, 'column');
+    const text = await apiOk(h.emu, 'POST', `/columns/${mod}`, { name: 'Note', type: 'text', scope: 'subrecord' }, 'column');
     const full = h.openOther('full');
     expect((await h.sync({ full: true })).failures).toEqual([]);
-    const late = await ok(h, 'POST', `/records/${p._id}/sub-records`, { name: 'Late sub' }, 'record');
-    await ok(h, 'PUT', `/records/${late._id}`, { isArchived: true }, 'record');
+    const late = await apiOk(h.emu, 'POST', `/records/${p._id}/sub-records`, { name: 'Late sub' }, 'record');
+    await apiOk(h.emu, 'PUT', `/records/${late._id}`, { isArchived: true }, 'record');
     h.emu.clock.advance(1000);
     expect((await h.sync()).kind).toBe('incremental');
 
     h.emu.clock.advance(1000);
     const cell = await api(h.emu, 'POST', '/record-values', { record: late._id, column: text._id, collectionName: p.collectionName, module: mod, workspace: p.workspace, value: 'late value' });
     expect(cell.status, JSON.stringify(cell.body)).toBeLessThan(300);
-    await ok(h, 'PUT', `/records/${late._id}`, { isCompleted: true }, 'record');
+    await apiOk(h.emu, 'PUT', `/records/${late._id}`, { isCompleted: true }, 'record');
     h.emu.clock.advance(1000);
     expect((await h.sync()).kind).toBe('incremental');
     expect((await full.sync({ full: true })).failures).toEqual([]);

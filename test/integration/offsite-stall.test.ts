@@ -18,6 +18,34 @@ import { useS3rverCredentials } from '../helpers/s3-credentials.js';
 
 const PREFIX = 'wbsync/stall/';
 
+/** A TCP proxy on 127.0.0.1 to s3rver: each client connection gets its own upstream one, handed to
+ * `pair` (which moves the bytes as it likes); `close` ends every socket, then `after` runs. */
+async function tcpProxy(upstreamPort: number, pair: (client: net.Socket, up: net.Socket) => void, after?: () => void): Promise<{ port: number; close: () => Promise<void> }> {
+  const sockets = new Set<net.Socket>();
+  const track = (sock: net.Socket): void => {
+    sockets.add(sock);
+    sock.on('close', () => sockets.delete(sock));
+  };
+  const server = net.createServer((client) => {
+    track(client);
+    client.on('error', () => undefined);
+    const up = net.connect(upstreamPort, '127.0.0.1');
+    track(up);
+    up.on('error', () => client.destroy());
+    pair(client, up);
+  });
+  await new Promise<void>((r) => server.listen(0, '127.0.0.1', r));
+  return {
+    port: (server.address() as net.AddressInfo).port,
+    close: () =>
+      new Promise<void>((r) => {
+        after?.();
+        for (const sock of sockets) sock.destroy();
+        server.close(() => r());
+      }),
+  };
+}
+
 /** Forwards to s3rver, except a request (on any connection, kept alive or new) whose request line
  * matches `stalls`: with `passBytes`, the first passBytes of s3rver's answer pass and the rest is
  * held; without, the request is swallowed and `partial` (part of a response) is all that comes back.
@@ -25,15 +53,7 @@ const PREFIX = 'wbsync/stall/';
 async function stallingProxy(upstreamPort: number, partial: string, stalls = /^PUT \S*\/copies\//, passBytes = 0, trickle?: Trickle): Promise<{ port: number; stalled: () => number; close: () => Promise<void> }> {
   if (trickle) return trickleProxy(upstreamPort, stalls, passBytes, trickle);
   let stalled = 0;
-  const sockets = new Set<net.Socket>();
-  const server = net.createServer((client) => {
-    sockets.add(client);
-    client.on('close', () => sockets.delete(client));
-    client.on('error', () => undefined);
-    const up = net.connect(upstreamPort, '127.0.0.1');
-    sockets.add(up);
-    up.on('close', () => sockets.delete(up));
-    up.on('error', () => client.destroy());
+  const proxy = await tcpProxy(upstreamPort, (client, up) => {
     let silent = false; // swallowing: nothing more either way
     let budget: number | null = null; // answer bytes still passed, once stalling
     client.on('data', (chunk: Buffer) => {
@@ -57,17 +77,7 @@ async function stallingProxy(upstreamPort: number, partial: string, stalls = /^P
       budget = Math.max(0, budget - d.length);
     });
   });
-  await new Promise<void>((r) => server.listen(0, '127.0.0.1', r));
-  const port = (server.address() as net.AddressInfo).port;
-  return {
-    port,
-    stalled: () => stalled,
-    close: () =>
-      new Promise<void>((r) => {
-        for (const s of sockets) s.destroy();
-        server.close(() => r());
-      }),
-  };
+  return { port: proxy.port, stalled: () => stalled, close: proxy.close };
 }
 
 interface Trickle {
@@ -82,16 +92,9 @@ interface Trickle {
  * long enough for an idle timeout. */
 async function trickleProxy(upstreamPort: number, trickles: RegExp, passBytes: number, trickle: Trickle): Promise<{ port: number; stalled: () => number; close: () => Promise<void> }> {
   let matched = 0;
-  const sockets = new Set<net.Socket>();
   const timers = new Set<NodeJS.Timeout>();
-  const server = net.createServer((client) => {
-    sockets.add(client);
-    client.on('close', () => sockets.delete(client));
-    client.on('error', () => undefined);
-    const up = net.connect(upstreamPort, '127.0.0.1');
-    sockets.add(up);
-    up.on('close', () => sockets.delete(up));
-    up.on('error', () => client.destroy());
+  const stopTimers = (): void => timers.forEach((t) => clearInterval(t));
+  const proxy = await tcpProxy(upstreamPort, (client, up) => {
     let mode: 'upload' | 'download' | null = null;
     let queue = Buffer.alloc(0);
     let budget = passBytes;
@@ -130,19 +133,8 @@ async function trickleProxy(upstreamPort: number, trickles: RegExp, passBytes: n
       budget = 0;
       up.pause();
     });
-  });
-  await new Promise<void>((r) => server.listen(0, '127.0.0.1', r));
-  const port = (server.address() as net.AddressInfo).port;
-  return {
-    port,
-    stalled: () => matched,
-    close: () =>
-      new Promise<void>((r) => {
-        for (const t of timers) clearInterval(t);
-        for (const s of sockets) s.destroy();
-        server.close(() => r());
-      }),
-  };
+  }, stopTimers);
+  return { port: proxy.port, stalled: () => matched, close: proxy.close };
 }
 
 describe('an offsite store that stalls mid-response', () => {
