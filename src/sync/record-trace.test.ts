@@ -94,4 +94,20 @@ describe('RecordTrace', () => {
       expect(t.synthesize('r1', 'w1', 'm1')).toMatchObject({ name: 'Old', collectionId: 'c1' });
     });
   });
+
+  it('should take a move whose collection is null as a move into a collection that is gone (unreachable), and other rows without one as saying nothing', () => {
+    const t = new RecordTrace();
+    t.add([
+      row('c1', 'record_created', '2026-01-01T00:00:00.000Z', { message: 'created record "First"' }),
+      row('m1', 'record_moved', '2026-01-02T00:00:00.000Z', { collectionId: null }),
+      row('u1', 'record_updated', '2026-01-03T00:00:00.000Z', { collectionId: null, after: '"Renamed"', targetName: 'Renamed' }),
+    ]);
+    const stored = makeRecord('r1', 'm1', 'c1', { name: 'First', updatedAt: '2026-01-01T00:00:00.000Z' });
+    expect(t.overlay(stored)).toMatchObject({ collectionId: null, name: 'Renamed' });
+    expect(t.synthesize('r1', 'w1', 'm1')).toBeNull();
+    // moved again, into a live collection: placed there
+    t.add([row('m2', 'record_moved', '2026-01-04T00:00:00.000Z', { collectionId: 'c3' })]);
+    expect(t.overlay(stored)).toMatchObject({ collectionId: 'c3' });
+    expect(t.synthesize('r1', 'w1', 'm1')).toMatchObject({ collectionId: 'c3' });
+  });
 });

@@ -18,18 +18,20 @@ const FRESH = Number.POSITIVE_INFINITY;
 
 interface Trace {
   moduleId: Stamped<string> | null;
-  collectionId: Stamped<string> | null;
+  /** null as the value: moved into a collection that is gone (collectionOf). */
+  collectionId: Stamped<string | null> | null;
   name: Stamped<string> | null;
   /** The same two, from fresh rows only (what the overlay weighs first). */
-  freshCollectionId: Stamped<string> | null;
+  freshCollectionId: Stamped<string | null> | null;
   freshName: Stamped<string> | null;
   createdAt: string | null;
   /** A creation row said "sub-record": without its parent such a record cannot be placed. */
   subRecord: boolean;
 }
 
-function newer<T>(cur: Stamped<T> | null, value: T | null, at: string, storedAt: number): Stamped<T> | null {
-  if (value === null || value === undefined) return cur;
+/** `cur`, or a stamp of `value` when the row is newer (undefined: the row says nothing of it). */
+function newer<T>(cur: Stamped<T> | null, value: T | undefined, at: string, storedAt: number): Stamped<T> | null {
+  if (value === undefined) return cur;
   if (!cur || at > cur.at || (at === cur.at && String(value) > String(cur.value))) return { value, at, storedAt };
   return cur;
 }
@@ -61,6 +63,18 @@ function nameOf(row: Activity): string | null {
   return row.action.startsWith('record_') ? row.targetName : null;
 }
 
+/**
+ * The collection a record row places the record in: its collection; for a move whose collection
+ * is null, null — the service answers a deleted collection as null, so the record moved into a
+ * collection that is gone since (it stays there, unreachable, until moved again); undefined when
+ * the row says nothing of it.
+ */
+function collectionOf(row: Activity): string | null | undefined {
+  if (!row.action.startsWith('record_')) return undefined;
+  if (row.collectionId) return row.collectionId;
+  return row.action === 'record_moved' ? null : undefined;
+}
+
 export class RecordTrace {
   private readonly traces = new Map<string, Trace>();
 
@@ -77,9 +91,9 @@ export class RecordTrace {
         this.traces.set(row.recordId, t);
       }
       const at = typeof storedAt === 'number' ? storedAt : (storedAt?.get(row.id) ?? FRESH);
-      const collectionId = row.action.startsWith('record_') ? row.collectionId : null;
-      const name = nameOf(row);
-      t.moduleId = newer(t.moduleId, row.moduleId, row.createdAt, at);
+      const collectionId = collectionOf(row);
+      const name = nameOf(row) ?? undefined;
+      t.moduleId = newer(t.moduleId, row.moduleId ?? undefined, row.createdAt, at);
       t.collectionId = newer(t.collectionId, collectionId, row.createdAt, at);
       t.name = newer(t.name, name, row.createdAt, at);
       if (at === FRESH) {
@@ -135,7 +149,7 @@ export class RecordTrace {
    */
   synthesize(id: string, workspaceId: string, moduleId: string): BoardRecord | null {
     const t = this.traces.get(id);
-    if (!t || t.subRecord || t.moduleId?.value !== moduleId || !t.collectionId) return null;
+    if (!t || t.subRecord || t.moduleId?.value !== moduleId || !t.collectionId?.value) return null;
     const name = t.name?.value ?? '';
     return {
       id,
