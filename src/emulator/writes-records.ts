@@ -108,10 +108,12 @@ export function updateRecord(w: World, actor: Actor, mod: ModuleDoc, rec: Record
     w.activity.log(mod.workspace, actor, at, {
       ...base,
       action: 'record_moved',
-      message: `moved "${displayName(rec.name)}" from "${from?.name ?? ''}" to "${to?.name ?? ''}"`,
+      // the deployed service names no collection in the text, and logs the two ids (which outlive
+      // the collections: the row's own collection reads null once it is deleted)
+      message: observed ? `moved "${displayName(rec.name)}" to another collection` : `moved "${displayName(rec.name)}" from "${from?.name ?? ''}" to "${to?.name ?? ''}"`,
       targetName: displayName(rec.name),
-      before: from?.name ?? null,
-      after: to?.name ?? null,
+      before: observed ? (from?._id ?? null) : (from?.name ?? null),
+      after: observed ? (to?._id ?? null) : (to?.name ?? null),
       collection: to,
       revert: from ? { kind: 'move', record: rec._id, collection: from._id } : null,
     });

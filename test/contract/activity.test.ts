@@ -171,6 +171,26 @@ contractSuite('activity', (ctx) => {
     });
   }
 
+  if (ctx.observed) {
+    it("observed: a move's row carries the collection ids in before/after, and answers the collection it went to as null once that is deleted", async () => {
+      covers('GET /activity/{workspaceId}', 'PUT /records/{recordId}', 'DELETE /collections/{collectionId}');
+      const ws = await mkWorkspace(ctx);
+      const board = await mkBoard(ctx, ws);
+      const from = board.record.collectionName as string;
+      const to = await mkCollection(ctx, board.module._id);
+      const rec = board.record._id;
+      await ctx.owner.send('PUT /records/{recordId}', { recordId: rec }, { body: { collectionName: to._id } });
+      const moveOf = async (): Promise<Activity> => (await page(ctx, ws, { limit: 100 })).activities.find((r) => r.action === 'record_moved' && r.record?._id === rec)!;
+      const move = await moveOf();
+      expect(move.collectionName?._id).toBe(to._id);
+      expect([move.before, move.after]).toEqual([from, to._id]);
+      await ctx.owner.send('DELETE /collections/{collectionId}', { collectionId: to._id });
+      const after = await moveOf();
+      expect(after.collectionName ?? null).toBeNull();
+      expect(after.after).toBe(to._id);
+    });
+  }
+
   if (ctx.observed && ctx.hasOther) {
     it('observed: members see only rows of modules they can open', async () => {
       covers('GET /activity/{workspaceId}');
