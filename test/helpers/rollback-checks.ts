@@ -22,16 +22,17 @@ const ID = /\b[0-9a-f]{24}\b/g;
 /**
  * Ids of objects of the module in `good` that the module's and the workspace's automations, the
  * module's column settings or its cells (relation cells) name now although no such object is live:
- * "what points at nothing".
+ * "what points at nothing". `exceptColumns`: columns whose settings are declared beyond repair
+ * (they still name the dead id, and say so).
  */
-export async function deadIdsIn(emu: RunningEmulator, moduleId: string, good: ModuleView): Promise<string[]> {
+export async function deadIdsIn(emu: RunningEmulator, moduleId: string, good: ModuleView, exceptColumns: ReadonlySet<string> = new Set()): Promise<string[]> {
   const now = await readModule(emu, moduleId);
   const was = idsOf(good);
   const live = idsOf(now);
   const d = dumpOf(emu);
   const holders: Array<[string, unknown]> = [
     ...d.automations.filter((a) => !a.isDeleted && (a.module === moduleId || (a.module === null && a.workspace === good.workspaceId))).map((a) => [`automation "${a.name}"`, { trigger: a.trigger, conditions: a.conditions, actions: a.actions }] as [string, unknown]),
-    ...[...now.columns.record, ...now.columns.subrecord].map((c) => [`column "${String(c.fields.name)}"`, c.fields.settings] as [string, unknown]),
+    ...[...now.columns.record, ...now.columns.subrecord].filter((c) => !exceptColumns.has(c.id)).map((c) => [`column "${String(c.fields.name)}"`, c.fields.settings] as [string, unknown]),
     ...Object.values(now.cells).flat().map((c) => [c.label, c.value] as [string, unknown]),
   ];
   const out: string[] = [];
