@@ -50,7 +50,7 @@ const PART_BYTES = 8 * 1024 * 1024;
 class SlowTransferError extends Error {
   override readonly name = 'SlowTransferError';
   constructor(readonly bytes: number, readonly seconds: number) {
-    super(`moved ${bytes} bytes in ${seconds} s`);
+    super(`not finished after ${seconds} s (${bytes} bytes so far)`);
   }
 }
 
@@ -77,7 +77,8 @@ function storageError(what: string, where: string, e: unknown, s: S3Settings): W
   if (e instanceof SlowTransferError) {
     const endpoint = s.endpoint ?? `AWS S3 (${s.region})`;
     const rate = (s.minBytesPerSecond ?? MIN_BYTES_PER_SECOND) / 1024;
-    return new WbsyncError('unreachable', `offsite ${what} at ${where} is too slow: ${shown(endpoint)} ${e.message}, under ${rate} KiB/s on average; given up`, {
+    const allowed = (s.timeoutMs ?? DEFAULT_TIMEOUT_MS) / 1000;
+    return new WbsyncError('unreachable', `offsite ${what} at ${where} is too slow: ${e.message} with ${shown(endpoint)}, where a transfer may take ${allowed} s plus its size at ${rate} KiB/s; given up`, {
       hint: `check that ${shown(endpoint)} is healthy: a store that keeps a transfer alive a few bytes at a time is treated as stalled${s.timeoutSetting ? ` (${s.timeoutSetting} is added to every transfer's allowance)` : ''}`,
       cause: e,
     });
