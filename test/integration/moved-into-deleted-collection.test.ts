@@ -9,7 +9,7 @@
 
 import { afterEach, describe, expect, it } from 'vitest';
 import type { Dialect } from '../../src/emulator/types.js';
-import { apiOk, makeHarness, view, type Harness } from '../helpers/harness.js';
+import { api, apiOk, makeHarness, view, type Harness } from '../helpers/harness.js';
 import { viewDiff } from '../helpers/random-writes.js';
 
 describe.each(['spec', 'observed'] as Dialect[])('a record moved into a collection deleted since (%s dialect)', (dialect) => {
@@ -34,7 +34,7 @@ describe.each(['spec', 'observed'] as Dialect[])('a record moved into a collecti
     h.emu.clock.advance(1000);
     await apiOk(h.emu, 'PUT', `/records/${moved._id}`, { collectionName: next._id }, 'record');
     h.emu.clock.advance(1000);
-    expect((await fetch(`${h.emu.baseUrl}/api/collections/${next._id}`, { method: 'DELETE', headers: { 'x-api-key': h.emu.apiKey } })).status).toBe(200);
+    expect((await api(h.emu, 'DELETE', `/collections/${next._id}`)).status).toBe(200);
     h.emu.clock.advance(1000);
     expect((await h.sync()).kind).toBe('incremental');
     expect((await full.sync({ full: true })).failures).toEqual([]);
