@@ -155,7 +155,7 @@ export const ConfigSchema = z.strictObject({
         .min(1, { message: 'expected at least 1 (seconds)' })
         .max(3600, { message: 'expected at most 3600 (seconds)' })
         .default(60)
-        .describe('Seconds a connection to the store may take to open, or may stay silent (no byte either way), before the request fails; 3 attempts, then the push fails naming the endpoint. A store that stops answering never hangs a push.'),
+        .describe('Seconds a connection to the store may take to open, or may stay silent (no byte either way), before the request fails; 3 attempts, then the push fails naming the endpoint. A store that stops answering never hangs a push; nor does one that trickles: a transfer may also take no longer than this plus its size at 16 KiB/s.'),
       recipients: z
         .array(z.string().regex(/^age1[02-9ac-hj-np-z]{58}$/, { message: 'expected an age public key (age1…, what age-keygen prints as "public key")' }))
         .default([])

@@ -54,11 +54,12 @@ export async function finishRun(pool: pg.Pool, id: number, fence: { tenant: stri
 }
 
 /** Runs of this worker left open by a job that is not running any more (a crash, Postgres lost
- * under it): closed as interrupted. */
-export async function closeOrphanRuns(pool: pg.Pool, worker: string, running: readonly number[]): Promise<number> {
+ * under it): closed as interrupted. `busy`: tenants with a job under way here, whose run row may be
+ * written but its id not known yet (the insert in flight) — theirs wait for an idle moment. */
+export async function closeOrphanRuns(pool: pg.Pool, worker: string, running: readonly number[], busy: readonly string[] = []): Promise<number> {
   const r = await pool.query(
-    `update ${S}.runs set finished_at = now(), ok = false, error = 'interrupted: the job ended without recording its end (worker restarted, or Postgres was lost)' where worker = $1 and finished_at is null and not (id = any($2::bigint[]))`,
-    [worker, running],
+    `update ${S}.runs set finished_at = now(), ok = false, error = 'interrupted: the job ended without recording its end (worker restarted, or Postgres was lost)' where worker = $1 and finished_at is null and not (id = any($2::bigint[])) and not (tenant = any($3::text[]))`,
+    [worker, running, busy],
   );
   return r.rowCount ?? 0;
 }

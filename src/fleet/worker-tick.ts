@@ -97,6 +97,6 @@ async function reconcile(s: WorkerState): Promise<void> {
   const queued = new Set(rows.filter((r) => !stale.includes(r.id)).map((r) => r.key));
   for (const t of tenants.values()) if (!queued.has(t.name)) t.queueEmpty();
   const runIds = [...tenants.values()].map((t) => t.running?.runId).filter((x): x is number => typeof x === 'number');
-  await closeOrphanRuns(db.pool, s.id, runIds);
+  await closeOrphanRuns(db.pool, s.id, runIds, [...runningHere]);
 }
 
