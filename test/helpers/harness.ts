@@ -144,6 +144,15 @@ export function unwrap(body: any, key: string): any {
   return body && typeof body === 'object' && key in body && typeof body[key] === 'object' ? body[key] : body;
 }
 
+/** A workspace holding one module with the named collections (in order), made through the API. */
+export async function newBoard(emu: RunningEmulator, name: string, collections: string[]): Promise<{ ws: Record<string, any>; mod: Record<string, any>; cols: Array<Record<string, any>> }> {
+  const ws = await apiOk(emu, 'POST', '/workspaces', { name }, 'workspace');
+  const mod = await apiOk(emu, 'POST', `/modules/${ws._id}`, { name: 'Board' }, 'module');
+  const cols: Array<Record<string, any>> = [];
+  for (const c of collections) cols.push(await apiOk(emu, 'POST', `/collections/${mod._id}`, { name: c }, 'collection'));
+  return { ws, mod, cols };
+}
+
 /** `api` for a write that must succeed: the document under `key` (unwrap), or an error naming the call and the answer. */
 export async function apiOk(emu: RunningEmulator, method: string, path: string, body: unknown, key: string): Promise<Record<string, any>> {
   const res = await api(emu, method, path, body);
