@@ -30,7 +30,7 @@ import type { Column, Member } from '../domain/entities.js';
 import { collectRefs, foreignFromState, planRollback, repointReport, ROLLBACK_KINDS, summarisePlan, treeFromState, type FieldChange, type NotRestored, type PlanSummary, type RepointReport } from '../restore/index.js';
 import { binaryCmp, readModuleWindow, recordNamesAt, withContent, type PlainCellWrite } from '../store/read/index.js';
 import type { StateReader, Store } from '../store/port.js';
-import { strandedRecords } from './recover-stranded.js';
+import { lastHeldIn, strandedRecords } from './recover-stranded.js';
 
 export interface RollbackPreview {
   counts: Record<string, number>;
@@ -81,7 +81,7 @@ export function previewRollback(
   const now = new Set([...after.collections, ...after.columns].map((x) => x.id));
   const gone = [...base.collections, ...base.columns].some((x) => !now.has(x.id));
   // a deleted collection's records the command would find by id (recover-stranded.ts)
-  const found = strandedRecords(base, after, () => latestState.activity(ws));
+  const found = strandedRecords(base, after, () => latestState.activity(ws), lastHeldIn(store));
   const r = planRollback({
     base,
     after,

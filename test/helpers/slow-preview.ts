@@ -4,7 +4,7 @@
 import { planRestore, planRollback, restoredIdMap, ROLLBACK_KINDS, summarisePlan, treeFromState } from '../../src/restore/index.js';
 import type { Store } from '../../src/store/port.js';
 import { memberNames } from '../../src/domain/member-name.js';
-import { strandedRecords } from '../../src/ui/recover-stranded.js';
+import { lastHeldIn, strandedRecords } from '../../src/ui/recover-stranded.js';
 
 export const ATTRIBUTION = 'Restored by wbsync — originally by {author} at {createdAt}.';
 
@@ -32,7 +32,7 @@ export function slowPreview(store: Store, moduleId: string, snapshot: number, sc
   }
   const after = treeFromState(latestState, moduleId)!;
   // a deleted collection's records the command would find by id, as the preview infers them
-  const found = strandedRecords(base, after, () => latestState.activity(ws));
+  const found = strandedRecords(base, after, () => latestState.activity(ws), lastHeldIn(store));
   const r = planRollback({
     found,
     base,

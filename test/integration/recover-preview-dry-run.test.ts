@@ -123,6 +123,42 @@ describe.each(['spec', 'observed'] as Dialect[])('recover previews give the dry 
     }
   });
 
+  it("a deleted collection's records edited after the snapshot: the preview puts the edits back as the dry run does", { timeout: 120_000 }, async () => {
+    const b = await board(dialect, 'Sales Pipeline');
+    const { h } = b;
+    try {
+      const qualified = b.coll('Qualified');
+      const inIt = dumpOf(h.emu).records.filter((x) => x.module === b.mod && x.collectionName === qualified && !x.parentRecord && !x.isDeleted && !x.isArchived);
+      expect(inIt.length).toBeGreaterThan(1);
+      // edits after the snapshot rolled back to, seen by a pass: a value set on one deal, another's
+      // cleared, a note on one; then the collection deleted with them in it, and a pass
+      const text = dumpOf(h.emu).columns.find((c) => c.module === b.mod && c.type === 'text' && c.scope === 'record' && !c.isDeleted)!;
+      await setCell(b, inIt[0]!._id, text._id, 'edited after the snapshot');
+      const held = dumpOf(h.emu).values.find((v) => v.record === inIt[1]!._id && !v.isDeleted && v.column !== text._id);
+      expect(held, 'a deal with a value to clear').toBeDefined();
+      await call(h, 'DELETE', `/record-values/${held!._id}`);
+      await call(h, 'POST', `/amendments/${inIt[0]!._id}`, { message: 'a note after the snapshot' });
+      await syncAfterDamage(h);
+      await call(h, 'DELETE', `/collections/${qualified}`);
+      await syncAfterDamage(h, { full: true });
+      const preview = previewRecover(h.store, { moduleId: b.mod, snapshot: b.s1, scope: 'rollback', attribution: ATTRIBUTION });
+      const dry = await rollbackCli(h, ['--module', b.mod, '--to-snapshot', String(b.s1), '--dry-run', '--json']);
+      expect([0, 5], dry.err || dry.out).toContain(dry.code);
+      expect(preview.counts).toEqual(dry.json.counts);
+      expect(preview.summary).toEqual(dry.json.plan);
+      expect(sorted(preview.notRestored)).toEqual(sorted(dry.json.notRestored));
+      expect(preview.writeCount).toBe(dry.json.writes.length);
+      expect(sorted(preview.writes.map(key))).toEqual(sorted(dry.json.writes.map(key)));
+      if (dialect === 'observed') {
+        // the deals are found by id, and both edits go back
+        const cellWrites = dry.json.writes.filter((w: FieldChange) => w.entity === 'cell' && (w.base === null || w.live === null || String(w.live).includes('edited')));
+        expect(cellWrites.length, JSON.stringify(dry.json.writes)).toBeGreaterThanOrEqual(2);
+      }
+    } finally {
+      await h.close();
+    }
+  });
+
   it("re-points and declares other modules' automations and relation/reference columns as the dry run does", { timeout: 120_000 }, async () => {
     let others: Others | undefined;
     const b = await board(dialect, 'Sales Pipeline', async (x) => {
