@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { hasHiddenCharacters, showBidiControls, shown, terminalText } from './display-text.js';
+import { hasHiddenCharacters, hiddenEscapesReplaced, showBidiControls, shown, terminalText } from './display-text.js';
 
 describe('terminalText', () => {
   it('escapes bidi controls and marks so a line reads as it is', () => {
@@ -83,6 +83,22 @@ describe('shown', () => {
       expect(hasHiddenCharacters(out)).toBe(false);
       expect(terminalText(out)).toBe(out);
       expect(unshown(out), JSON.stringify(s)).toBe(s);
+    }
+  });
+});
+
+describe('hiddenEscapesReplaced', () => {
+  it('reads back what terminalText wrote for hidden characters, and only that', () => {
+    for (const s of ['invoice\u202Egpj.exe', 'a\u001B[2Jb\u0000c', 'zero\u200Bwidth\uFEFFbom', 'tag\u{E0041}x']) {
+      expect(hiddenEscapesReplaced(terminalText(s), '\u0000')).toBe(s.replace(/[\u202E\u001B\u0000\u200B\uFEFF\u{E0041}]/gu, '\u0000'));
+    }
+    expect(hiddenEscapesReplaced('end\\u202eof', ' ')).toBe('end of');
+    expect(hiddenEscapesReplaced('tag\\u{e0041}x', ' ')).toBe('tag x');
+  });
+
+  it('leaves escapes of visible characters, malformed ones and other backslashes alone', () => {
+    for (const s of ['caf\\u00e9', 'tab\\u0009', 'short\\u202', 'braced\\u{110000}', 'odd\\u{}', 'path\\to\\file', 'plain text']) {
+      expect(hiddenEscapesReplaced(s, ' ')).toBe(s);
     }
   });
 });

@@ -46,6 +46,25 @@ export function hasHiddenCharacters(s: string): boolean {
   return found;
 }
 
+/** A `\uXXXX` or `\u{X…}` escape as escapeCharacter writes it. */
+const ESCAPE_WRITTEN = /\\u(?:\{([0-9a-fA-F]{1,6})\}|([0-9a-fA-F]{4}))/g;
+
+/**
+ * `s` with every escape of a hidden character (as escapeCharacter writes it: `\u202e`) read back
+ * as `replacement`; any other backslash sequence is left as it is. For text a person sends back after
+ * we showed it escaped (the console's search box): what they saw is what they meant.
+ */
+export function hiddenEscapesReplaced(s: string, replacement: string): string {
+  return s.replace(ESCAPE_WRITTEN, (m: string, braced?: string, four?: string) => {
+    const n = parseInt(braced ?? four!, 16);
+    if (n > 0x10ffff) return m;
+    HIDDEN_CHARACTERS.lastIndex = 0;
+    const hidden = HIDDEN_CHARACTERS.test(String.fromCodePoint(n));
+    HIDDEN_CHARACTERS.lastIndex = 0;
+    return hidden ? replacement : m;
+  });
+}
+
 /** The escapes `shown` writes for the characters terminalText keeps. */
 const LINE_ESCAPES: Record<string, string> = { '\n': '\\n', '\r': '\\r', '\t': '\\t' };
 

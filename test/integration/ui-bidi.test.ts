@@ -89,4 +89,19 @@ describe.each<Dialect>(['spec', 'observed'])('hidden characters in the console (
     expect(changes).toContain(HIDDEN_RECORD_SHOWN);
     expect(changes).toContain(ORDINARY_SENT);
   });
+
+  it('the search box shows hidden characters escaped, and sending it again finds the same', async () => {
+    const hits = (p: string): string[] => [...p.matchAll(/href="[^"]*\/record\/([^"?]+)/g)].map((m) => m[1]!).sort();
+    const first = await page(`/search?q=${encodeURIComponent('zero\u200Bwidth c1\u0085\u009B end')}`);
+    expect(hits(first)).toContain(recordId);
+    // what the box holds, as a browser submits it (the attribute's entities read back)
+    const box = first.match(/<input type="text" name="q" value="([^"]*)"/)?.[1];
+    expect(box).toBe('zero\\u200bwidth c1\\u0085\\u009b end');
+    const sent = box!.replace(/&quot;/g, '"').replace(/&#39;/g, "'").replace(/&lt;/g, '<').replace(/&gt;/g, '>').replace(/&amp;/g, '&');
+    const again = await page(`/search?q=${encodeURIComponent(sent)}`);
+    expect(hits(again)).toEqual(hits(first));
+    expect(again).toContain(`value="${box}"`);
+    // a backslash sequence that is not a hidden character's escape is searched as typed
+    expect(hits(await page(`/search?q=${encodeURIComponent('C:\\u202e-literal')}`))).toEqual([ordinaryId]);
+  });
 });

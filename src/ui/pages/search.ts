@@ -1,8 +1,11 @@
 // Search through the full-text index (the newest version of live records, amendments and the text
 // typed in cells); each hit links to its record as of the snapshot being browsed. Words the index
-// cannot read are a 400 naming the problem.
+// cannot read are a 400 naming the problem. The page writes a hidden character of the words as the
+// terminal does (`\u202e`), in the search box too; sent back, such an escape is read as the
+// separator the index makes of the character itself, so searching again finds the same.
 
 import type { ConsoleEnv, Reply } from '../env.js';
+import { hiddenEscapesReplaced } from '../../domain/display-text.js';
 import { clip, html } from '../html.js';
 import { page } from '../layout.js';
 import { BadRequest, intParam, textParam } from '../params.js';
@@ -15,7 +18,7 @@ export function searchPage(env: ConsoleEnv, q: URLSearchParams): Reply {
   const snapshot = intParam(q, 'snapshot', 1, Number.MAX_SAFE_INTEGER);
   let hits: SearchHit[] = [];
   try {
-    hits = text ? env.reads.search(text, LIMIT) : [];
+    hits = text ? env.reads.search(hiddenEscapesReplaced(text, ' '), LIMIT) : [];
   } catch (e) {
     if (e instanceof SearchTextError) throw new BadRequest(`q: ${e.message}`);
     throw e;
