@@ -16,6 +16,21 @@ export interface BigModule {
   buildMs: number;
 }
 
+/** One more pass over a big module's database: its first collection deleted with its 2,000 records
+ * in it (the deployed service keeps them, stranded: the rollback preview reads what the backup
+ * last held of each). Returns the new snapshot. */
+export async function deleteFirstCollection(dbPath: string): Promise<number> {
+  const store = openStore(dbPath);
+  try {
+    const snap = store.beginSnapshot('full');
+    await store.apply(snap, { gone: [{ kind: 'collection', id: hex('c', 1), cascade: true }] });
+    store.finishSnapshot(snap, 'complete', { requests: 0, durationMs: 0 });
+    return snap;
+  } finally {
+    store.close();
+  }
+}
+
 export async function buildBigModuleDb(dbPath: string, records = 10_000, passes = 100): Promise<BigModule> {
   const t0 = performance.now();
   const store = openStore(dbPath);

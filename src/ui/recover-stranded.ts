@@ -16,17 +16,26 @@
 
 import type { Activity, Amendment, BoardRecord, Cell } from '../domain/entities.js';
 import type { FoundBy, ModuleTree } from '../restore/index.js';
-import type { Store } from '../store/port.js';
+import { lastSnapshotsHolding } from '../store/read/index.js';
+import type { StateReader, Store } from '../store/port.js';
 
-/** A record's cells and notes as the backup last held them, or null if no complete snapshot did. */
-export type LastHeld = (recordId: string) => { cells: Cell[]; amendments: Amendment[] } | null;
+/** The cells and notes the backup last held of each of some records (none for a record no complete
+ * snapshot held). */
+export type LastHeld = (recordIds: readonly string[]) => Map<string, { cells: Cell[]; amendments: Amendment[] }>;
 
-/** LastHeld read from `store`: the latest complete snapshot holding the record. */
+/** LastHeld read from `store`: the latest complete snapshot holding each record. */
 export function lastHeldIn(store: Store): LastHeld {
-  return (recordId) => {
-    const at = store.snapshotsHolding('record', recordId).at(-1);
-    const state = at === undefined ? null : store.stateAt(at);
-    return state ? { cells: state.cellsOfRecord(recordId), amendments: state.amendmentsOfRecord(recordId) } : null;
+  return (recordIds) => {
+    const out = new Map<string, { cells: Cell[]; amendments: Amendment[] }>();
+    // (one reader per snapshot: a collection's records were last held by the same pass, and a
+    // reader compiles its statements once)
+    const readers = new Map<number, StateReader | null>();
+    for (const [id, at] of lastSnapshotsHolding(store.db, recordIds)) {
+      let state = readers.get(at);
+      if (state === undefined) readers.set(at, (state = store.stateAt(at)));
+      if (state) out.set(id, { cells: state.cellsOfRecord(id), amendments: state.amendmentsOfRecord(id) });
+    }
+    return out;
   };
 }
 
@@ -53,15 +62,12 @@ export function strandedRecords(base: ModuleTree, after: ModuleTree, feed: () =>
   for (const r of tops) if (!deletedWithRecords.has(r.collectionId!)) take(r);
   for (const r of base.records) if (r.parentRecordId !== null && !liveRecords.has(r.id) && found.has(r.parentRecordId)) take(r);
   if (found.size) {
-    const cells: Cell[] = [];
-    const amendments: Amendment[] = [];
-    for (const id of found.keys()) {
-      const held = lastHeld(id);
-      cells.push(...(held ? held.cells : base.cells.filter((c) => c.recordId === id)));
-      amendments.push(...(held ? held.amendments : base.amendments.filter((a) => a.recordId === id)));
-    }
-    after.cells = [...after.cells.filter((c) => !found.has(c.recordId)), ...cells];
-    after.amendments = [...after.amendments.filter((a) => !found.has(a.recordId)), ...amendments];
+    const last = lastHeld([...found.keys()]);
+    // the snapshot's, for a record no complete snapshot holds any more (retention forgot them)
+    const fromBase = (id: string): boolean => found.has(id) && !last.has(id);
+    const held = [...last.values()];
+    after.cells = [...after.cells.filter((c) => !found.has(c.recordId)), ...base.cells.filter((c) => fromBase(c.recordId)), ...held.flatMap((h) => h.cells)];
+    after.amendments = [...after.amendments.filter((a) => !found.has(a.recordId)), ...base.amendments.filter((a) => fromBase(a.recordId)), ...held.flatMap((h) => h.amendments)];
   }
   return found;
 }

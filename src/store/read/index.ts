@@ -10,3 +10,4 @@ export * from './own-writes.js';
 export * from './reporting-queries.js';
 export * from './figures.js';
 export * from './module-census.js';
+export * from './last-held.js';

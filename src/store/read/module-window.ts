@@ -284,16 +284,22 @@ function wholeCells(db: Database.Database, p: Record<string, unknown>, under: re
   const goneColumns = prepared(db, `${structureAt('column', 's')} EXCEPT ${structureAt('column', 'l')}`).pluck().all(p) as string[];
   const out: Row[] = [];
   if (!under.length && !goneColumns.length) return out;
+  // (one statement for every record: the module's records are listed once, not once per record)
   const whole = `SELECT ${head('c')}, ${leanList(SPECS.cell)} FROM cell_versions c WHERE ${either('c')} AND c.record_id IN (${everSql})`;
-  const byRecord = prepared(db, `${whole} AND c.record_id = @r`).raw(true);
-  const byColumn = prepared(db, `${whole} AND c.column_id = @c`).raw(true);
-  const toRow = ([vid, from, to, ...rest]: unknown[]): Row => ({ vid: vid as number, from: from as number, to: to as number | null, rest });
-  for (const r of under) out.push(...(byRecord.all({ ...p, r }) as unknown[][]).map(toRow));
-  for (const c of goneColumns) out.push(...(byColumn.all({ ...p, c }) as unknown[][]).map(toRow));
+  const named = { ...p, named: JSON.stringify(under) };
+  if (under.length) out.push(...rows(db, `${whole} AND c.record_id IN (SELECT value FROM json_each(@named))`, named));
+  if (goneColumns.length) out.push(...rows(db, `${whole} AND c.column_id IN (SELECT value FROM json_each(@cs))`, { ...p, cs: JSON.stringify(goneColumns) }));
   if (under.length) {
+    // what remappableCell (restore/engine/remap.ts) finds ids in: a value that is one, or a JSON
+    // array or object with one as a string at any depth — sought through a lookup of the ids, not a
+    // scan of them per cell; JSON SQLite cannot read falls back to a substring test (a superset:
+    // a cell both sides hold that names nothing plans nothing)
     const naming = `SELECT ${head('c')}, ${leanList(SPECS.cell)} FROM cell_versions c WHERE c.record_id IN (${everSql}) AND c.valid_from <= @s AND coalesce(c.valid_to, ${OPEN}) > @l
-      AND c.value IS NOT NULL AND EXISTS (SELECT 1 FROM json_each(@named) g WHERE instr(c.value, g.value) > 0)`;
-    out.push(...rows(db, naming, { ...p, named: JSON.stringify(under) }));
+      AND c.value IS NOT NULL AND (c.value IN (SELECT value FROM json_each(@named))
+        OR (substr(c.value, 1, 1) IN ('[', '{') AND CASE WHEN json_valid(c.value)
+          THEN EXISTS (SELECT 1 FROM json_tree(c.value) t WHERE t.type = 'text' AND t.atom IN (SELECT value FROM json_each(@named)))
+          ELSE EXISTS (SELECT 1 FROM json_each(@named) g WHERE instr(c.value, g.value) > 0) END))`;
+    out.push(...rows(db, naming, named));
   }
   return out;
 }
