@@ -4,6 +4,7 @@
 
 import type { BoardRecord, Cell, Collection, Column, Module, Workspace } from '../domain/entities.js';
 import { openStore } from '../store/index.js';
+import type { GoneMark } from '../store/port.js';
 
 const hex = (prefix: string, n: number): string => `${prefix}${n.toString(16).padStart(24 - prefix.length, '0')}`;
 const AT = '2026-01-01T00:00:00.000Z';
@@ -16,14 +17,16 @@ export interface BigModule {
   buildMs: number;
 }
 
-/** One more pass over a big module's database: its first collection deleted with its 2,000 records
- * in it (the deployed service keeps them, stranded: the rollback preview reads what the backup
- * last held of each). Returns the new snapshot. */
-export async function deleteFirstCollection(dbPath: string): Promise<number> {
+/** One more pass over a big module's database, deleting 2,000 of its records: its first collection
+ * with the records in it (the deployed service keeps them, stranded: the rollback preview reads
+ * what the backup last held of each), or every fifth record (a bulk delete). Returns the snapshot. */
+export async function deleteFromBigModule(dbPath: string, what: 'collection' | 'records'): Promise<number> {
   const store = openStore(dbPath);
   try {
     const snap = store.beginSnapshot('full');
-    await store.apply(snap, { gone: [{ kind: 'collection', id: hex('c', 1), cascade: true }] });
+    const gone: GoneMark[] =
+      what === 'collection' ? [{ kind: 'collection', id: hex('c', 1), cascade: true }] : Array.from({ length: 2000 }, (_, i) => ({ kind: 'record' as const, id: hex('e', i * 5 + 2), cascade: true }));
+    await store.apply(snap, { gone });
     store.finishSnapshot(snap, 'complete', { requests: 0, durationMs: 0 });
     return snap;
   } finally {

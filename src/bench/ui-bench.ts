@@ -3,8 +3,8 @@
 // module of 10,000 records with 100 passes, paged — target <= 200 ms each; and the daemon's pass
 // time with the console being read during its passes versus left alone. The recover previews are
 // also timed alone (the planning function, no HTTP) on the 10,000-record module, whole-module and
-// rollback, from the oldest snapshot and from a recent one, and again once a collection of 2,000
-// records is deleted (stranded records). BENCH_UI_PARTS=big runs only the
+// rollback, from the oldest snapshot and from a recent one, and again once 2,000 records are
+// deleted (a collection with them in it, or every fifth record). BENCH_UI_PARTS=big runs only the
 // 10,000-record module (no large-seed history to build, no daemon comparison).
 
 import { copyFileSync } from 'node:fs';
@@ -17,7 +17,7 @@ import { createConsole } from '../ui/console.js';
 import { previewRecover } from '../ui/recover-plan.js';
 import { startConsoleServer } from '../ui/server.js';
 import { ensureHistoryDb } from './reporting.js';
-import { buildBigModuleDb, deleteFirstCollection } from './ui-bench-data.js';
+import { buildBigModuleDb, deleteFromBigModule } from './ui-bench-data.js';
 import { measureConsoleDuringPasses } from './ui-bench-daemon.js';
 
 const TARGET_MS = 200;
@@ -141,15 +141,18 @@ async function bigModuleFigures(opts: UiBenchOptions): Promise<{ build: unknown;
     rollbackToOldest: { snapshot: 1, scope: 'rollback' },
     rollbackTenPassesBack: { snapshot: big.passes - 9, scope: 'rollback' },
   });
-  // then a collection deleted with its 2,000 records in it: what the backup last held of each is
-  // what the preview stands in for them (ui/recover-stranded.ts)
-  const copyDb = join(opts.dir, 'ui-big-module-deleted-collection.db');
-  copyFileSync(bigDb, copyDb);
-  await deleteFirstCollection(copyDb);
-  Object.assign(previews, timePreviews(copyDb, big.moduleId, {
-    rollbackToOldestCollectionDeleted: { snapshot: 1, scope: 'rollback' },
-    rollbackTenPassesBackCollectionDeleted: { snapshot: big.passes - 9, scope: 'rollback' },
-  }));
+  // then 2,000 records deleted: a collection with them in it (what the backup last held of each is
+  // what the preview stands in for them: ui/recover-stranded.ts), or every fifth record
+  for (const what of ['collection', 'records'] as const) {
+    const copyDb = join(opts.dir, `ui-big-module-deleted-${what}.db`);
+    copyFileSync(bigDb, copyDb);
+    await deleteFromBigModule(copyDb, what);
+    const name = what === 'collection' ? 'CollectionDeleted' : 'RecordsDeleted';
+    Object.assign(previews, timePreviews(copyDb, big.moduleId, {
+      [`rollbackToOldest${name}`]: { snapshot: 1, scope: 'rollback' },
+      [`rollbackTenPassesBack${name}`]: { snapshot: big.passes - 9, scope: 'rollback' },
+    }));
+  }
   return { build: big, pages, previews };
 }
 
