@@ -57,11 +57,7 @@ const ESCAPE_WRITTEN = /\\u(?:\{([0-9a-fA-F]{1,6})\}|([0-9a-fA-F]{4}))/g;
 export function hiddenEscapesReplaced(s: string, replacement: string): string {
   return s.replace(ESCAPE_WRITTEN, (m: string, braced?: string, four?: string) => {
     const n = parseInt(braced ?? four!, 16);
-    if (n > 0x10ffff) return m;
-    HIDDEN_CHARACTERS.lastIndex = 0;
-    const hidden = HIDDEN_CHARACTERS.test(String.fromCodePoint(n));
-    HIDDEN_CHARACTERS.lastIndex = 0;
-    return hidden ? replacement : m;
+    return n <= 0x10ffff && hasHiddenCharacters(String.fromCodePoint(n)) ? replacement : m;
   });
 }
 
