@@ -157,6 +157,9 @@ export interface StateReader {
   workspaceAutomations(workspaceId: string): Automation[];
   moduleAccess(workspaceId: string): ModuleAccess[];
   activity(workspaceId: string): Activity[];
+  /** The rows of one module's feed (created at or after `since`, an ISO time compared as text, when
+   * given), oldest first: `activity(workspaceId)` filtered so, without decoding the other rows. */
+  moduleActivity(workspaceId: string, moduleId: string, since?: string): Activity[];
   /** When the activity feed saw each collection and column of a module created (the published
    * interface gives neither a createdAt; restore needs it to order siblings tied in position). */
   creationTimes(workspaceId: string, moduleId: string): Map<string, string>;

@@ -139,7 +139,7 @@ async function findUnlisted(client: RestoreDeps['client'], base: ModuleTree, liv
  */
 function pinSelection(selection: RollbackSelection, state: StateReader, ws: string, opts: RollbackOptions, since: string, names: (who: string) => string): ReadonlyMap<string, string> {
   const pin = opts.pin && opts.pin.actors.length && opts.pin.from ? opts.pin : null;
-  const verdicts = feedVerdicts(state.activity(ws), opts.moduleId, since, pin, names);
+  const verdicts = feedVerdicts(state.moduleActivity(ws, opts.moduleId, since), opts.moduleId, since, pin, names);
   if (pin) {
     const cells = touchedByPin(verdicts);
     const onlyCells = selection.kinds.size === 1 && selection.kinds.has('cells');

@@ -59,8 +59,7 @@ export function touchedByFeed(state: StateReader, workspaceId: string, moduleId:
   const from = window ? Date.parse(window[0]) : -Infinity;
   const to = window ? Date.parse(window[1]) : Infinity;
   const out = { records: new Set<string>(), recordFields: new Map<string, Set<string>>(), columns: new Set<string>(), collections: new Set<string>(), cells: new Set<string>() };
-  for (const a of state.activity(workspaceId)) {
-    if (a.moduleId !== moduleId) continue;
+  for (const a of state.moduleActivity(workspaceId, moduleId)) {
     const t = Date.parse(a.createdAt);
     if (t < from || t > to) continue;
     if (by === 'automation' ? a.automationId === null : by !== undefined && (a.userId !== by || a.automationId !== null)) continue;

@@ -98,6 +98,11 @@ export class SqliteStateReader implements StateReader {
   activity(workspaceId: string): Activity[] {
     return this.query('activity', 'workspace_id = ?', 'created_at, id', [workspaceId]);
   }
+  moduleActivity(workspaceId: string, moduleId: string, since?: string): Activity[] {
+    return since === undefined
+      ? this.query('activity', 'workspace_id = ? AND module_id = ?', 'created_at, id', [workspaceId, moduleId])
+      : this.query('activity', 'workspace_id = ? AND module_id = ? AND created_at >= ?', 'created_at, id', [workspaceId, moduleId, since]);
+  }
   unplacedSubRecords(moduleId: string): Array<{ id: string; collectionId: string | null }> {
     const n = this.snapshotId;
     const rows = this.db

@@ -27,6 +27,7 @@ export function withContent(state: StateReader, moduleId: string, content: Modul
     workspaceAutomations: (ws) => state.workspaceAutomations(ws),
     moduleAccess: (ws) => state.moduleAccess(ws),
     activity: (ws) => state.activity(ws),
+    moduleActivity: (ws, m, since) => state.moduleActivity(ws, m, since),
     creationTimes: (ws, m) => state.creationTimes(ws, m),
     unplacedSubRecords: (m) => state.unplacedSubRecords(m),
     recordCreations: (m, ids) => state.recordCreations(m, ids),
