@@ -81,7 +81,8 @@ export function previewRollback(
   const now = new Set([...after.collections, ...after.columns].map((x) => x.id));
   const gone = [...base.collections, ...base.columns].some((x) => !now.has(x.id));
   // a deleted collection's records the command would find by id (recover-stranded.ts)
-  const found = strandedRecords(base, after, () => latestState.activity(ws), lastHeldIn(store));
+  // (the module's feed rows only: the rest of the workspace's feed is never decoded)
+  const found = strandedRecords(base, after, () => latestState.moduleActivity(ws, moduleId), lastHeldIn(store));
   const r = planRollback({
     base,
     after,
