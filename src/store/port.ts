@@ -153,6 +153,9 @@ export interface StateReader {
   cellsOfRecord(recordId: string): Cell[];
   amendments(moduleId: string): Amendment[];
   amendmentsOfRecord(recordId: string): Amendment[];
+  /** cellsOfRecord and amendmentsOfRecord of each of `recordIds` at once (two statements); a record
+   * with neither is left out. */
+  contentOfRecords(recordIds: readonly string[]): Map<string, { cells: Cell[]; amendments: Amendment[] }>;
   moduleAutomations(moduleId: string): Automation[];
   workspaceAutomations(workspaceId: string): Automation[];
   moduleAccess(workspaceId: string): ModuleAccess[];

@@ -17,7 +17,7 @@
 import type { Activity, Amendment, BoardRecord, Cell } from '../domain/entities.js';
 import type { FoundBy, ModuleTree } from '../restore/index.js';
 import { lastSnapshotsHolding } from '../store/read/index.js';
-import type { StateReader, Store } from '../store/port.js';
+import type { Store } from '../store/port.js';
 
 /** The cells and notes the backup last held of each of some records (none for a record no complete
  * snapshot held). */
@@ -27,14 +27,20 @@ export type LastHeld = (recordIds: readonly string[]) => Map<string, { cells: Ce
 export function lastHeldIn(store: Store): LastHeld {
   return (recordIds) => {
     const out = new Map<string, { cells: Cell[]; amendments: Amendment[] }>();
-    // (one reader per snapshot: a collection's records were last held by the same pass, and a
-    // reader compiles its statements once)
-    const readers = new Map<number, StateReader | null>();
-    for (const [id, at] of lastSnapshotsHolding(store.db, recordIds)) {
-      let state = readers.get(at);
-      if (state === undefined) readers.set(at, (state = store.stateAt(at)));
-      if (state) out.set(id, { cells: state.cellsOfRecord(id), amendments: state.amendmentsOfRecord(id) });
+    // the records by the snapshot that last held them (a collection's records were last held by
+    // the same pass): one read of their cells and notes per snapshot, not one per record
+    const last = lastSnapshotsHolding(store.db, recordIds);
+    const bySnapshot = new Map<number, string[]>();
+    for (const [id, at] of last) (bySnapshot.get(at) ?? bySnapshot.set(at, []).get(at)!).push(id);
+    const held = new Map<string, { cells: Cell[]; amendments: Amendment[] }>();
+    for (const [at, ids] of bySnapshot) {
+      const state = store.stateAt(at);
+      if (!state) continue;
+      const content = state.contentOfRecords(ids);
+      for (const id of ids) held.set(id, content.get(id) ?? { cells: [], amendments: [] });
     }
+    // (in the order the records came, as one read per record gave them)
+    for (const id of last.keys()) if (held.has(id)) out.set(id, held.get(id)!);
     return out;
   };
 }

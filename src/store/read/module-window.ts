@@ -153,7 +153,7 @@ export function readModuleWindow(
     for (const id of next) under.add(id);
   }
   const records = prepared(db, `SELECT count(*) FROM (${everSql})`).pluck().get(p) as number;
-  const changed = changedCells(db, p, plainColumns, selected, listed, records);
+  const changed = changedCells(db, p, plainColumns, selected, listed, records, under);
   const allCells = distinctCells([...changed.rows, ...wholeCells(db, p, [...under])]);
   const noteRows = windowNotes(db, p, records);
 
@@ -255,9 +255,9 @@ const structureAt = (kind: 'collection' | 'column', n: string): string => `SELEC
  * records at s or at l, but those of `plainColumns` in the records not named in `@nonPlain` — and those counted, for
  * the `selected` columns (censusSql, module-census.ts: its first `limit`). The census groups the
  * changed versions by cell and names the groups that are not plain; only their versions are read
- * as rows (by their records, then kept by cell).
+ * as rows (by their records, then kept by cell), but those of `readWhole` (wholeCells reads them).
  */
-function changedCells(db: Database.Database, p: Record<string, unknown>, plainColumns: readonly string[], selected: readonly string[], limit: number, records: number): { rows: Row[]; census: PlainCensus } {
+function changedCells(db: Database.Database, p: Record<string, unknown>, plainColumns: readonly string[], selected: readonly string[], limit: number, records: number, readWhole: ReadonlySet<string>): { rows: Row[]; census: PlainCensus } {
   // a short window's changed cells are found by the versions closed and opened in it (unary + keeps
   // SQLite from seeking by record there), a long one's by the module's records: the same rows, those
   // by record in (record, column) order, grouped without a sort
@@ -269,7 +269,10 @@ function changedCells(db: Database.Database, p: Record<string, unknown>, plainCo
   first.sort((a, b) => (a.inBase !== b.inBase ? (a.inBase ? -1 : 1) : binaryCmp(a.recordId, b.recordId) || binaryCmp(a.id, b.id)));
   if (!notPlain.length) return { rows: [], census: { counts, first } };
   const cellsOf = new Map<string, Set<string | null>>();
-  for (const [r, c] of notPlain) (cellsOf.get(r) ?? cellsOf.set(r, new Set()).get(r)!).add(c);
+  // (not the records read whole: wholeCells reads every version either side holds of their cells,
+  // which their changed ones are among — read once, not twice)
+  for (const [r, c] of notPlain) if (!readWhole.has(r)) (cellsOf.get(r) ?? cellsOf.set(r, new Set()).get(r)!).add(c);
+  if (!cellsOf.size) return { rows: [], census: { counts, first } };
   const cols = SPECS.cell.fields.map((x) => (LEAN_NULL.cell.has(x.col) ? 'NULL' : `c.${quoteCol(x.col)}`)).join(', ');
   const recordCol = SPECS.cell.fields.findIndex((x) => x.col === 'record_id');
   const columnCol = SPECS.cell.fields.findIndex((x) => x.col === 'column_id');

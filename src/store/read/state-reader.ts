@@ -86,6 +86,17 @@ export class SqliteStateReader implements StateReader {
   amendmentsOfRecord(recordId: string): Amendment[] {
     return this.query('amendment', 'record_id = ?', 'created_at, id', [recordId]);
   }
+  contentOfRecords(recordIds: readonly string[]): Map<string, { cells: Cell[]; amendments: Amendment[] }> {
+    const out = new Map<string, { cells: Cell[]; amendments: Amendment[] }>();
+    if (!recordIds.length) return out;
+    const entry = (id: string): { cells: Cell[]; amendments: Amendment[] } => out.get(id) ?? out.set(id, { cells: [], amendments: [] }).get(id)!;
+    const ids = [JSON.stringify(recordIds)];
+    const among = 'record_id IN (SELECT value FROM json_each(?))';
+    // (each record's in the order cellsOfRecord and amendmentsOfRecord give them)
+    for (const c of this.query<Cell>('cell', among, 'record_id, id', ids)) entry(c.recordId).cells.push(c);
+    for (const a of this.query<Amendment>('amendment', among, 'record_id, created_at, id', ids)) entry(a.recordId).amendments.push(a);
+    return out;
+  }
   moduleAutomations(moduleId: string): Automation[] {
     return this.query('automation', `module_id = ? AND scope = 'module'`, 'created_at, id', [moduleId]);
   }

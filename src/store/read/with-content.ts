@@ -23,6 +23,7 @@ export function withContent(state: StateReader, moduleId: string, content: Modul
     cellsOfRecord: (r) => state.cellsOfRecord(r),
     amendments: (m) => pick(m, content.amendments, () => state.amendments(m)),
     amendmentsOfRecord: (r) => state.amendmentsOfRecord(r),
+    contentOfRecords: (ids) => state.contentOfRecords(ids),
     moduleAutomations: (m) => state.moduleAutomations(m),
     workspaceAutomations: (ws) => state.workspaceAutomations(ws),
     moduleAccess: (ws) => state.moduleAccess(ws),

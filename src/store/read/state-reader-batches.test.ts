@@ -1,16 +1,16 @@
 import path from 'node:path';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import type { Activity } from '../../domain/entities.js';
-import { makeActivity, makeModule, makeTempDir, makeWorkspace } from '../fixtures.js';
+import { makeActivity, makeAmendment, makeCell, makeCollection, makeModule, makeRecord, makeTempDir, makeWorkspace } from '../fixtures.js';
 import { openStore } from '../open.js';
 import type { Store } from '../port.js';
 
-describe('StateReader.moduleActivity', () => {
+describe('StateReader batch reads', () => {
   let tmp: ReturnType<typeof makeTempDir>;
   let store: Store;
   beforeEach(() => {
     tmp = makeTempDir();
-    store = openStore(path.join(tmp.dir, 'a.db'));
+    store = openStore(path.join(tmp.dir, 'b.db'));
   });
   afterEach(() => {
     store.close();
@@ -52,5 +52,39 @@ describe('StateReader.moduleActivity', () => {
     // the changed row is its new version at s2 only
     expect(store.stateAt(s1)!.moduleActivity('w1', rows[4]!.moduleId!).find((a) => a.id === rows[4]!.id)?.message).toBeNull();
     expect(store.stateAt(s2)!.moduleActivity('w1', rows[4]!.moduleId!).find((a) => a.id === rows[4]!.id)?.message).toBe('changed');
+  });
+
+  it('contentOfRecords is cellsOfRecord and amendmentsOfRecord of each record, at every snapshot', async () => {
+    const at = (min: number): string => new Date(Date.UTC(2026, 10, 1, 9, min)).toISOString();
+    const ids = ['r1', 'r2', 'r3', 'r4'];
+    const s1 = store.beginSnapshot('full');
+    await store.apply(s1, {
+      upserts: {
+        workspaces: [makeWorkspace('w1')],
+        modules: [makeModule('m1', 'w1')],
+        collections: [makeCollection('c1', 'm1')],
+        records: ids.map((id) => makeRecord(id, 'm1', 'c1')),
+        // ids out of order, several per record; r4 has none
+        cells: ['z', 'a', 'm'].flatMap((k, i) => ['r1', 'r2', 'r3'].map((r) => makeCell(`${r}-${k}`, r, `col${i}`))),
+        amendments: [3, 1, 2].flatMap((n) => ['r1', 'r3'].map((r) => makeAmendment(`${r}-n${n}`, r, { createdAt: at(n % 2) }))),
+      },
+    });
+    store.finishSnapshot(s1, 'complete', { requests: 0, durationMs: 0 });
+    const s2 = store.beginSnapshot('incremental');
+    await store.apply(s2, { upserts: { cells: [makeCell('r1-a', 'r1', 'col1', { value: 'changed' })], amendments: [makeAmendment('r2-n9', 'r2')] }, gone: [{ kind: 'cell', id: 'r3-z' }] });
+    store.finishSnapshot(s2, 'complete', { requests: 0, durationMs: 0 });
+
+    for (const snapshot of [s1, s2]) {
+      const state = store.stateAt(snapshot)!;
+      const batch = state.contentOfRecords([...ids, 'never']);
+      for (const id of [...ids, 'never']) {
+        const one = { cells: state.cellsOfRecord(id), amendments: state.amendmentsOfRecord(id) };
+        if (one.cells.length + one.amendments.length === 0) expect(batch.has(id)).toBe(false);
+        else expect(batch.get(id)).toEqual(one);
+      }
+    }
+    expect(store.stateAt(s2)!.contentOfRecords(['r1']).get('r1')!.cells.find((c) => c.id === 'r1-a')!.value).toBe('changed');
+    expect(store.stateAt(s2)!.contentOfRecords(['r2']).get('r2')!.amendments.map((a) => a.id)).toEqual(['r2-n9']);
+    expect(store.stateAt(s1)!.contentOfRecords([])).toEqual(new Map());
   });
 });
