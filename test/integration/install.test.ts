@@ -2,7 +2,10 @@
 // npm-shrinkwrap.json), then `npm install -g` of the tarball into a temporary prefix, then
 // `wbsync --version` and the demo from that prefix's bin — outside the checkout, as an admin's
 // server runs it. The pack runs in a copy of the repository so its build never rewrites the dist/
-// other tests are running. Dependencies come from the npm cache (npm ci filled it). better-sqlite3's
+// other tests are running. The packages come from the npm cache (npm ci filled it); a global
+// install asks for the registry's full metadata of each, which npm ci (abbreviated metadata, and a
+// lock without download addresses) may not have cached, so those are fetched once
+// (--prefer-offline; --offline failed on a fresh machine's cache). better-sqlite3's
 // install finds its native module as a local prebuild made from the checkout's build, as it would
 // find a downloaded one; compiling it is what `npm ci` in the checkout already did.
 
@@ -59,7 +62,7 @@ describe('npm pack, then npm install -g of the tarball', () => {
     const made = run('tar', ['czf', join(prebuilds, name), '-C', join(ROOT, 'node_modules/better-sqlite3'), 'build/Release/better_sqlite3.node'], { cwd: t.dir });
     expect(made.status, made.stderr).toBe(0);
 
-    const r = run('npm', ['install', '-g', '--prefix', prefix, '--offline', '--no-audit', '--no-fund', tarball], {
+    const r = run('npm', ['install', '-g', '--prefix', prefix, '--prefer-offline', '--no-audit', '--no-fund', tarball], {
       cwd: t.dir,
       env: { npm_config_better_sqlite3_local_prebuilds: prebuilds },
     });
