@@ -168,6 +168,9 @@ export interface StateReader {
   creationTimes(workspaceId: string, moduleId: string): Map<string, string>;
   /** Sub-records the feed says were created in `moduleId` that the store holds no version of, with the collection their creation row names. */
   unplacedSubRecords(moduleId: string): Array<{ id: string; collectionId: string | null }>;
+  /** The module's records any version of which, up to this snapshot, was in one of `collectionIds`
+   * (a parent archived since may have moved away from the collection a creation row names). */
+  recordsEverIn(moduleId: string, collectionIds: readonly string[]): Set<string>;
   /** The stored `record_created` rows of these records of `moduleId`: what an earlier pass read of their creation. */
   recordCreations(moduleId: string, recordIds: readonly string[]): Activity[];
   /** Whether any activity row is stored by this snapshot. */

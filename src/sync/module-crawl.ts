@@ -114,8 +114,10 @@ async function recheckLostSubRecords(
   if (plan.recheckSubRecords || lostIn.size) {
     const hasSubs = new Set([...prevRecords.values()].map((r) => r.parentRecordId).filter((id): id is string => id !== null));
     const listedParents = plan.recheckSubRecords ? listed.filter((r) => r.subRecordCount > 0 || hasSubs.has(r.id)) : [];
+    // (a parent may have moved to another collection since the creation row: those ever in it too)
+    const everIn = prevState?.recordsEverIn(module.id, [...lostIn].filter((c): c is string => c !== null)) ?? new Set<string>();
     const archivedParents = [...prevRecords.values()].filter(
-      (r) => r.isArchived && r.parentRecordId === null && ((plan.recheckSubRecords && hasSubs.has(r.id)) || lostIn.has(null) || lostIn.has(r.collectionId)),
+      (r) => r.isArchived && r.parentRecordId === null && ((plan.recheckSubRecords && hasSubs.has(r.id)) || lostIn.has(null) || lostIn.has(r.collectionId) || everIn.has(r.id)),
     );
     await reader.recheckSubRecords([...listedParents, ...archivedParents]);
   }

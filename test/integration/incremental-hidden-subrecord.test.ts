@@ -6,7 +6,8 @@
 // in between) with the two writes sent in the same tick. And a sub-record no listing ever showed
 // (created, then archived with its parent, between two passes) un-archived later without a row.
 // And a sub-record created and archived between two passes, written to later: the later pass's rows
-// alone do not say it is a sub-record, the stored creation row does.
+// alone do not say it is a sub-record, the stored creation row does. And the un-archived one whose
+// parent moved to another collection before it was archived.
 
 import { afterEach, describe, expect, it } from 'vitest';
 import type { Dialect } from '../../src/emulator/types.js';
@@ -84,6 +85,41 @@ describe.each(['spec', 'observed'] as Dialect[])('the incremental pass sees a su
     h.emu.clock.advance(1000);
     expect((await h.sync()).kind).toBe('incremental');
     expect(stored(h, p._id)).toMatchObject({ is_archived: 1 });
+
+    h.emu.clock.advance(1000);
+    await apiOk(h.emu, 'PUT', `/records/${other._id}`, { name: 'Other renamed' }, 'record');
+    h.emu.clock.advance(1000);
+    await h.sync();
+    h.emu.clock.advance(1000);
+    await apiOk(h.emu, 'PUT', `/records/${late._id}`, { isArchived: false }, 'record');
+    h.emu.clock.advance(1000);
+    expect((await h.sync()).kind).toBe('incremental');
+    expect(stored(h, late._id), 'the un-archived sub-record').toMatchObject({ is_archived: 0, parent_record_id: p._id, name: 'Late sub' });
+  });
+
+  it('the same, with the archived parent moved to another collection since the creation row: still found', async () => {
+    // seed 5754 of the differential test (observed, step 263): the creation row names the
+    // collection the parent was in then; the parent moved away before it was archived, so the
+    // archived parents of that collection no longer held it
+    h = await makeHarness(dialect, { seed: 'none' });
+    const { p: other, o: p } = await board(h);
+    const away = await apiOk(h.emu, 'POST', `/collections/${p.module as string}`, { name: 'Away' }, 'collection');
+    expect((await h.sync({ full: true })).failures).toEqual([]);
+    const late = await apiOk(h.emu, 'POST', `/records/${p._id}/sub-records`, { name: 'Late sub' }, 'record');
+    if (dialect === 'observed') expect((await api(h.emu, 'DELETE', `/records/${late._id}`)).status).toBe(200);
+    else await apiOk(h.emu, 'PUT', `/records/${late._id}`, { isArchived: true }, 'record');
+    h.emu.clock.advance(1000);
+    expect((await h.sync()).kind).toBe('incremental');
+
+    h.emu.clock.advance(1000);
+    await apiOk(h.emu, 'PUT', `/records/${p._id}`, { collectionName: away._id }, 'record');
+    h.emu.clock.advance(1000);
+    await h.sync();
+    if (dialect === 'observed') expect((await api(h.emu, 'DELETE', `/records/${p._id}`)).status).toBe(200);
+    else await apiOk(h.emu, 'PUT', `/records/${p._id}`, { isArchived: true }, 'record');
+    h.emu.clock.advance(1000);
+    await h.sync();
+    expect(stored(h, p._id)).toMatchObject({ is_archived: 1, collection_id: away._id });
 
     h.emu.clock.advance(1000);
     await apiOk(h.emu, 'PUT', `/records/${other._id}`, { name: 'Other renamed' }, 'record');

@@ -114,6 +114,11 @@ export class SqliteStateReader implements StateReader {
       ? this.query('activity', 'workspace_id = ? AND module_id = ?', 'created_at, id', [workspaceId, moduleId])
       : this.query('activity', 'workspace_id = ? AND module_id = ? AND created_at >= ?', 'created_at, id', [workspaceId, moduleId, since]);
   }
+  recordsEverIn(moduleId: string, collectionIds: readonly string[]): Set<string> {
+    if (!collectionIds.length) return new Set();
+    const sql = `SELECT DISTINCT id FROM record_versions WHERE module_id = ? AND valid_from <= ? AND collection_id IN (SELECT value FROM json_each(?))`;
+    return new Set(this.db.prepare(sql).pluck().all(moduleId, this.snapshotId, JSON.stringify(collectionIds)) as string[]);
+  }
   unplacedSubRecords(moduleId: string): Array<{ id: string; collectionId: string | null }> {
     const n = this.snapshotId;
     const rows = this.db

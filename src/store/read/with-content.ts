@@ -31,6 +31,7 @@ export function withContent(state: StateReader, moduleId: string, content: Modul
     moduleActivity: (ws, m, since) => state.moduleActivity(ws, m, since),
     creationTimes: (ws, m) => state.creationTimes(ws, m),
     unplacedSubRecords: (m) => state.unplacedSubRecords(m),
+    recordsEverIn: (m, cs) => state.recordsEverIn(m, cs),
     recordCreations: (m, ids) => state.recordCreations(m, ids),
     anyActivity: () => state.anyActivity(),
     activityStoredAt: (ids) => state.activityStoredAt(ids),
