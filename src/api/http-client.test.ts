@@ -272,6 +272,24 @@ describe('concurrency', () => {
     expect(server.maxInFlight()).toBe(3);
     expect(client.stats().requests).toBe(15);
   });
+
+  it('takes every answer that has arrived off the wire before decoding any of them', async () => {
+    // Two requests in flight; the server holds the first answer until the second request is in,
+    // then writes both in one turn, so both are on the client's sockets together.
+    const held: (() => void)[] = [];
+    const events: string[] = [];
+    const { client } = await fake(
+      routed((req, res) => {
+        held.push(() => sendJson(res, 200, { records: [{ ...record, _id: req.url.split('/').pop() ?? '' }] }));
+        if (held.length === 2) for (const send of held.splice(0)) send();
+      }),
+      { concurrency: 2, onRequest: (t) => events.push(`answer ${t.route}`) },
+    );
+    await Promise.all(['c1', 'c2'].map(async (c) => events.push(`decoded ${(await client.listRecords(c))[0]?.id ?? '?'}`)));
+    // Decoding the first at once would put it between the two answers.
+    expect(events.slice(0, 2)).toEqual(['answer /records/{collectionId}', 'answer /records/{collectionId}']);
+    expect(events.slice(2).sort()).toEqual(['decoded c1', 'decoded c2']);
+  });
 });
 
 describe('the key never leaks', () => {

@@ -90,6 +90,13 @@ export function createHttpClient(opts: HttpClientOptions): ServiceClient {
     try {
       const res = await stack.send({ method, template, params, body: extra.body, query: extra.query, signal: extra.opts?.signal, priority: extra.opts?.priority });
       if (res.status < 200 || res.status >= 300) throw errorFromResponse(res);
+      // Decoding waits for the loop's check phase, after every answer that has already arrived
+      // has been taken off its socket and its slot given to the next request. Decoded at once,
+      // in the same turn, an answer would keep the answers that arrived beside it (32 answers to
+      // requests sent together arrive together) waiting on the wire while it is parsed, checked
+      // and handed on: at concurrency 32 that is most of what a request's round trip adds to
+      // the injected latency (docs/performance.md, eleventh round).
+      await afterArrivals();
       return decode(res);
     } catch (err) {
       throw scrubError(err, key);
@@ -112,4 +119,9 @@ export function createHttpClient(opts: HttpClientOptions): ServiceClient {
     close: () => stack.close(),
   };
   return client;
+}
+
+/** Resolves in the event loop's check phase: after the poll phase has handled every socket that was ready. */
+function afterArrivals(): Promise<void> {
+  return new Promise((resolve) => setImmediate(resolve));
 }
