@@ -85,18 +85,18 @@ export function createHttpClient(opts: HttpClientOptions): ServiceClient {
     },
   });
 
+  const decodeTurn = decodeTurns();
   /** Sends through the stack and decodes a 2xx; any failure leaves as a scrubbed WbsyncError. */
   const call: Call = async (method, template, params, decode, extra = {}) => {
     try {
       const res = await stack.send({ method, template, params, body: extra.body, query: extra.query, signal: extra.opts?.signal, priority: extra.opts?.priority });
       if (res.status < 200 || res.status >= 300) throw errorFromResponse(res);
-      // Decoding waits for the loop's check phase, after every answer that has already arrived
-      // has been taken off its socket and its slot given to the next request. Decoded at once,
-      // in the same turn, an answer would keep the answers that arrived beside it (32 answers to
-      // requests sent together arrive together) waiting on the wire while it is parsed, checked
-      // and handed on: at concurrency 32 that is most of what a request's round trip adds to
-      // the injected latency (docs/performance.md, eleventh round).
-      await afterArrivals();
+      // Decoding waits its turn (decodeTurns): every answer that has already arrived is first taken
+      // off its socket and its slot given to the next request. Decoded at once, in the same turn,
+      // an answer would keep the answers that arrived beside it (32 answers to requests sent
+      // together arrive together) waiting on the wire while it is parsed, checked and handed on
+      // (docs/performance.md, eleventh round).
+      await decodeTurn();
       return decode(res);
     } catch (err) {
       throw scrubError(err, key);
@@ -121,7 +121,26 @@ export function createHttpClient(opts: HttpClientOptions): ServiceClient {
   return client;
 }
 
-/** Resolves in the event loop's check phase: after the poll phase has handled every socket that was ready. */
-function afterArrivals(): Promise<void> {
-  return new Promise((resolve) => setImmediate(resolve));
+/**
+ * Lets answers be decoded one per turn of the event loop, in the order they arrived: each waits
+ * for the loop's check phase, after the poll phase has taken every answer already on its socket
+ * off the wire, and the sockets are polled again between one decode and the next.
+ */
+function decodeTurns(): () => Promise<void> {
+  const waiting: Array<() => void> = [];
+  let scheduled = false;
+  const runOne = (): void => {
+    const next = waiting.shift();
+    if (waiting.length > 0) setImmediate(runOne);
+    else scheduled = false;
+    next?.();
+  };
+  return () =>
+    new Promise<void>((resolve) => {
+      waiting.push(resolve);
+      if (!scheduled) {
+        scheduled = true;
+        setImmediate(runOne);
+      }
+    });
 }

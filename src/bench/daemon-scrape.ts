@@ -6,6 +6,7 @@ import { spawn } from 'node:child_process';
 import { readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
+import { NODE_FLAGS } from '../config/heap-policy.js';
 
 const CLI = fileURLToPath(new URL('../cli/main.js', import.meta.url));
 const PROMETHEUS_ACCEPT = 'application/openmetrics-text;version=1.0.0,application/openmetrics-text;version=0.0.1;q=0.75,text/plain;version=0.0.4;q=0.5,*/*;q=0.1';
@@ -38,7 +39,7 @@ export async function measureDaemonScrapes(opts: ScrapeOptions): Promise<Record<
     JSON.stringify({ db: opts.db, schedule: { incremental: '*/5 * * * * *', full: '0 0 3 * * *' }, daemon: { listen: '127.0.0.1:0' }, log: { level: 'info' } }),
     { mode: 0o600 },
   );
-  const child = spawn(process.execPath, [CLI, 'daemon', '--config', config], {
+  const child = spawn(process.execPath, [...NODE_FLAGS, CLI, 'daemon', '--config', config], {
     env: { ...process.env, WBSYNC_BASE_URL: opts.baseUrl, WBSYNC_API_KEY: opts.apiKey },
     stdio: ['ignore', 'ignore', 'pipe'],
   });

@@ -14,6 +14,7 @@ import { fileURLToPath } from 'node:url';
 import { runDrillInChild } from '../drill/run-child.js';
 import { startEmulatorChild } from './emulator-child.js';
 import { buildHistoryDb } from './reporting.js';
+import { NODE_FLAGS } from '../config/heap-policy.js';
 
 type Figures = Record<string, unknown>;
 
@@ -33,7 +34,7 @@ async function seededDb(path: string, modules: number): Promise<void> {
 /** `wbsync export --out` of the latest snapshot, in its own process: the baseline's first half. */
 function exportMs(db: string, dir: string): number {
   const t0 = performance.now();
-  execFileSync(process.execPath, [CLI, 'export', '--db', db, '--out', join(dir, `export-${Date.now()}.db`), '--log-level', 'silent'], { encoding: 'utf8', env: { ...process.env, WBSYNC_LOG_LEVEL: 'silent' } });
+  execFileSync(process.execPath, [...NODE_FLAGS, CLI, 'export', '--db', db, '--out', join(dir, `export-${Date.now()}.db`), '--log-level', 'silent'], { encoding: 'utf8', env: { ...process.env, WBSYNC_LOG_LEVEL: 'silent' } });
   return Math.round(performance.now() - t0);
 }
 

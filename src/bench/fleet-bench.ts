@@ -18,6 +18,7 @@ import { ConfigSchema } from '../config/schema.js';
 import { openFleetDb } from '../fleet/pg.js';
 import { ensureFleetSchema } from '../fleet/schema.js';
 import { addTenant } from '../fleet/tenants.js';
+import { NODE_FLAGS } from '../config/heap-policy.js';
 
 const CLI = fileURLToPath(new URL('../cli/main.js', import.meta.url));
 
@@ -91,7 +92,7 @@ async function oneFleet(o: FleetBenchOptions, pg: RunningPostgres, services: Emu
       const data = join(dir, `w${w}`);
       mkdirSync(data, { recursive: true });
       // its own process group: a signal to the bench stops it and whatever it started
-      const child = spawn(process.execPath, [CLI, '--config', config, 'fleet', 'worker', '--data', data, '--id', `w${w}`, '--capacity', String(capacity)], { stdio: ['ignore', 'ignore', 'ignore'], detached: true });
+      const child = spawn(process.execPath, [...NODE_FLAGS, CLI, '--config', config, 'fleet', 'worker', '--data', data, '--id', `w${w}`, '--capacity', String(capacity)], { stdio: ['ignore', 'ignore', 'ignore'], detached: true });
       procs.push(child);
       cleanup.process(child.pid!, { group: true, name: `fleet worker w${w}` });
     }

@@ -23,6 +23,7 @@ import { fleetBenchOptions, fleetSection } from './fleet-bench.js';
 import type { WorkerInput } from './pass-worker.js';
 import { fleetMoveFigures } from './fleet-move-bench.js';
 import { largeSeedFigures, minimumRequests, observedFigures, restoreWorkspaceFigures, reverifyRequests, twiceAsLargeFigures, type BenchContext, type Figures } from './full-run.js';
+import { NODE_FLAGS } from '../config/heap-policy.js';
 
 const LATENCY_MS = Number(process.env.BENCH_LATENCY_MS ?? 20);
 /** BENCH_ONLY=full|incremental|reporting|drill|ui|erase|tripwire|fleet|fleetMove runs only that section (see SECTIONS below). */
@@ -40,7 +41,7 @@ const dir = mkdtempSync(join(tmpdir(), 'wbsync-bench-'));
 
 function runWorker(input: WorkerInput): Figures {
   // the input (it holds the service's key) goes through stdin, never the command line
-  const out = execFileSync(process.execPath, [WORKER], { input: JSON.stringify(input), encoding: 'utf8', maxBuffer: 1 << 24 });
+  const out = execFileSync(process.execPath, [...NODE_FLAGS, WORKER], { input: JSON.stringify(input), encoding: 'utf8', maxBuffer: 1 << 24 });
   return JSON.parse(out.trim().split('\n').pop()!);
 }
 

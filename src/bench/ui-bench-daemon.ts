@@ -12,6 +12,7 @@ import { openStore } from '../store/index.js';
 import { runPass } from '../sync/pass.js';
 import { applyMixedChanges } from './changes.js';
 import { startEmulatorChild } from './emulator-child.js';
+import { NODE_FLAGS } from '../config/heap-policy.js';
 
 const CLI = fileURLToPath(new URL('../cli/main.js', import.meta.url));
 
@@ -40,7 +41,7 @@ export async function measureConsoleDuringPasses(opts: { dir: string; passes: nu
     }
     const config = join(opts.dir, 'ui-daemon.json');
     writeFileSync(config, JSON.stringify({ db, schedule: { incremental: '*/4 * * * * *', full: '0 0 3 * * *' }, daemon: { listen: '127.0.0.1:0' }, log: { level: 'info' } }), { mode: 0o600 });
-    const child = spawn(process.execPath, [CLI, 'daemon', '--config', config], { env: { ...process.env, WBSYNC_BASE_URL: emu.baseUrl, WBSYNC_API_KEY: emu.apiKey }, stdio: ['ignore', 'ignore', 'pipe'] });
+    const child = spawn(process.execPath, [...NODE_FLAGS, CLI, 'daemon', '--config', config], { env: { ...process.env, WBSYNC_BASE_URL: emu.baseUrl, WBSYNC_API_KEY: emu.apiKey }, stdio: ['ignore', 'ignore', 'pipe'] });
     const exited = new Promise<void>((r) => child.once('exit', () => r()));
     const passes: PassLine[] = [];
     let log = '';

@@ -1,4 +1,4 @@
-#!/usr/bin/env node
+#!/usr/bin/env -S node --v8-pool-size=1
 // The `wbsync` executable: wires the process (argv, streams, signals) to the CLI.
 
 import { keepHeapNearLiveData } from '../config/heap-policy.js';

@@ -11,3 +11,17 @@ export const HEAP_GROWING_PERCENT = 15;
 export function keepHeapNearLiveData(): void {
   v8.setFlagsFromString(`--heap-growing-percent=${HEAP_GROWING_PERCENT}`);
 }
+
+/**
+ * Node's own options for every wbsync process: the `wbsync` executable's first line carries them
+ * (`#!/usr/bin/env -S node …`; a test holds the two equal) and wbsync's own child processes (the
+ * drill's, the bench's passes) are started with them.
+ *
+ * `--v8-pool-size=1`: one thread for V8's background work (concurrent marking, sweeping, parallel
+ * scavenges, compiling) instead of Node's four. A pass already keeps two threads busy (the event
+ * loop and the writer thread); on a small host, four more contend for the same cores, and an answer
+ * that arrives while they hold them waits. Measured on two cores (docs/performance.md, eleventh
+ * round): the full pass at concurrency 32 about 0.07× of its latency bound faster, peak RSS the same.
+ * Running `node dist/cli/main.js` directly leaves it out: everything still works, with Node's default.
+ */
+export const NODE_FLAGS: readonly string[] = ['--v8-pool-size=1'];

@@ -6,6 +6,7 @@ import fs from 'node:fs';
 import { fileURLToPath } from 'node:url';
 import { WbsyncError } from '../domain/errors.js';
 import type { ChildInput, ChildOutput } from './child.js';
+import { NODE_FLAGS } from '../config/heap-policy.js';
 
 function childScript(): string {
   const here = fileURLToPath(new URL('./child.js', import.meta.url));
@@ -20,7 +21,7 @@ export async function runDrillInChild(input: ChildInput, opts: { signal?: AbortS
   const started = Date.now();
   // the child needs no secret: the service's key and the offsite credentials stay in this process
   const env = Object.fromEntries(Object.entries(process.env).filter(([k]) => !k.startsWith('WBSYNC_') && !k.startsWith('AWS_')));
-  const proc = spawn(process.execPath, [childScript(), JSON.stringify(input)], { stdio: ['ignore', 'pipe', 'pipe'], env });
+  const proc = spawn(process.execPath, [...NODE_FLAGS, childScript(), JSON.stringify(input)], { stdio: ['ignore', 'pipe', 'pipe'], env });
   let out = '';
   let err = '';
   proc.stdout.setEncoding('utf8').on('data', (d: string) => (out += d));

@@ -9,6 +9,7 @@ import { afterAll, describe, expect, it } from 'vitest';
 import { startEmulator } from '../../src/emulator/index.js';
 import type { RunningEmulator } from '../../src/emulator/types.js';
 import { tempDir } from '../helpers/harness.js';
+import { NODE_FLAGS } from '../../src/config/heap-policy.js';
 
 const ROOT = new URL('../../', import.meta.url).pathname;
 const DOCKERFILE = readFileSync(join(ROOT, 'Dockerfile'), 'utf8');
@@ -58,8 +59,10 @@ describe('Dockerfile', () => {
         expect(existsSync(join(ROOT, rel)), `${l}: ${src}`).toBe(true);
       }
     }
-    // the entrypoint's target exists after `npm run build` and is executable by its shebang
-    expect(readFileSync(join(ROOT, 'dist/cli/main.js'), 'utf8').startsWith('#!/usr/bin/env node')).toBe(true);
+    // the entrypoint's target exists after `npm run build` and is executable by its shebang (env -S:
+    // GNU coreutils' env, which the bookworm base images have, splits the node options from it)
+    expect(readFileSync(join(ROOT, 'dist/cli/main.js'), 'utf8').split('\n')[0]).toBe(`#!/usr/bin/env -S node ${NODE_FLAGS.join(' ')}`);
+    expect(DOCKERFILE).toMatch(/^FROM node:\d+-bookworm/m);
     expect(readFileSync(join(ROOT, '.dockerignore'), 'utf8')).toMatch(/^node_modules$/m);
   });
 });
