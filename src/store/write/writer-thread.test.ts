@@ -1,3 +1,4 @@
+import { readFileSync, readdirSync } from 'node:fs';
 import path from 'node:path';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import type { BoardRecord } from '../../domain/entities.js';
@@ -32,6 +33,27 @@ describe('the writer thread (file databases)', () => {
     expect(store.db.prepare(`SELECT count(*) FROM record_versions WHERE name LIKE 'second %'`).pluck().get()).toBe(10);
     expect(store.db.prepare('SELECT count(*) FROM record_versions').pluck().get()).toBe(500);
     expect(store.getSnapshot(snap)!.counts).toEqual({ workspace: 1, module: 1, record: 500 });
+  });
+
+  it.runIf(process.platform === 'linux')('runs 10 nice steps below the event loop (thread-priority.ts), the other threads untouched', async () => {
+    const nices = (): Map<string, number> =>
+      new Map(
+        readdirSync('/proc/self/task').flatMap((tid) => {
+          try {
+            const stat = readFileSync(`/proc/self/task/${tid}/stat`, 'utf8');
+            return [[tid, Number(stat.slice(stat.lastIndexOf(')') + 2).split(' ')[16])] as [string, number]];
+          } catch {
+            return [];
+          }
+        }),
+      );
+    const before = nices();
+    const base = before.get(String(process.pid))!;
+    const snap = store.beginSnapshot('full');
+    await store.apply(snap, { upserts: { workspaces: [makeWorkspace('w1')] } });
+    const lowered = [...nices()].filter(([tid, nice]) => !before.has(tid) && nice === Math.min(19, base + 10));
+    expect(lowered).toHaveLength(1);
+    for (const [tid, nice] of nices()) if (before.has(tid)) expect(nice, `thread ${tid}`).toBe(before.get(tid));
   });
 
   it('keeps verify right about the search index after the writer changed it', async () => {

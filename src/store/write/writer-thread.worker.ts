@@ -10,10 +10,13 @@ import { BUSY_TIMEOUT_MS, applyPragmas } from '../pragmas.js';
 import { Snapshots } from './snapshots.js';
 import { toStorageError } from '../storage-error.js';
 import { VersionedWriter } from './versioned-writer.js';
+import { WRITER_NICE_STEPS, lowerThisThread } from './thread-priority.js';
 import type { WriteBatch } from '../port.js';
 import { toErrorFields, type WriterInit, type WriterReply, type WriterRequest } from './writer-thread.js';
 
 const init = workerData as WriterInit;
+// the batches' work waits for the thread that reads the network (thread-priority.ts)
+lowerThisThread(WRITER_NICE_STEPS);
 const port = init.replies;
 let now = new Date(0).toISOString();
 let ctx: ApplyContext | null = null;
