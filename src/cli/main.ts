@@ -1,5 +1,10 @@
-#!/usr/bin/env -S node --v8-pool-size=1
+#!/bin/sh
+//bin/sh -c :; exec /usr/bin/env node --v8-pool-size=1 "$0" "$@"
 // The `wbsync` executable: wires the process (argv, streams, signals) to the CLI.
+// Its first two lines are read by sh, which runs node with NODE_FLAGS (config/heap-policy.ts) in
+// its own place (exec: the same process id, for the daemon's service manager); to node the second
+// line is a comment. `#!/usr/bin/env -S node …` would say it in one line, but BusyBox's env
+// (Alpine) and the BSDs' have no -S.
 
 import { keepHeapNearLiveData } from '../config/heap-policy.js';
 import { runCli } from './run.js';

@@ -13,8 +13,8 @@ export function keepHeapNearLiveData(): void {
 }
 
 /**
- * Node's own options for every wbsync process: the `wbsync` executable's first line carries them
- * (`#!/usr/bin/env -S node …`; a test holds the two equal) and wbsync's own child processes (the
+ * Node's own options for every wbsync process: the `wbsync` executable's first two lines run node
+ * with them (src/cli/main.ts; a test holds the two equal) and wbsync's own child processes (the
  * drill's, the bench's passes) are started with them.
  *
  * `--v8-pool-size=1`: one thread for V8's background work (concurrent marking, sweeping, parallel

@@ -9,6 +9,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { pathToFileURL } from 'node:url';
 import { afterAll, describe, expect, it } from 'vitest';
+import { NODE_FLAGS } from '../../src/config/heap-policy.js';
 
 const MAIN = join(import.meta.dirname, '../../dist/cli/main.js');
 const dirs: string[] = [];
@@ -46,6 +47,21 @@ const packageOf = (url: string): string | null => /node_modules\/((?:@[^/]+\/)?[
 const distOf = (url: string): string | null => /\/dist\/(.+)$/.exec(url)?.[1] ?? null;
 
 describe('the CLI at start', () => {
+  it('run by its path (as `wbsync`, the unit and the image run it), node gets NODE_FLAGS in the same process, arguments intact', () => {
+    const dir = tempDir();
+    const out = join(dir, 'seen.json');
+    const probe = join(dir, 'probe.mjs');
+    writeFileSync(probe, `import { writeFileSync } from 'node:fs';\nwriteFileSync(${JSON.stringify(out)}, JSON.stringify({ pid: process.pid, execArgv: process.execArgv, argv: process.argv.slice(2) }));\n`);
+    const hostile = ['--version', 'a b', '"$(id)"', "c'd", ''];
+    const r = spawnSync(MAIN, hostile, { cwd: dir, env: { PATH: process.env.PATH, HOME: dir, NODE_OPTIONS: `--import=${pathToFileURL(probe).href}` }, encoding: 'utf8' });
+    expect(r.status, r.stderr).toBe(0);
+    expect(r.stderr).toBe('');
+    const seen = JSON.parse(readFileSync(out, 'utf8')) as { pid: number; execArgv: string[]; argv: string[] };
+    expect(seen.pid).toBe(r.pid);
+    expect(seen.execArgv).toEqual([...NODE_FLAGS]);
+    expect(seen.argv).toEqual(hostile);
+  });
+
   it('--version and a command\'s --help load no command action and no library but commander', () => {
     const dir = tempDir();
     for (const argv of [['--version'], ['sync', '--help'], ['restore', 'workspace', '--help'], ['fleet', 'tenant', 'add', '--help']]) {
