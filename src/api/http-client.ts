@@ -85,18 +85,17 @@ export function createHttpClient(opts: HttpClientOptions): ServiceClient {
     },
   });
 
-  const decodeTurn = decodeTurns();
   /** Sends through the stack and decodes a 2xx; any failure leaves as a scrubbed WbsyncError. */
   const call: Call = async (method, template, params, decode, extra = {}) => {
     try {
       const res = await stack.send({ method, template, params, body: extra.body, query: extra.query, signal: extra.opts?.signal, priority: extra.opts?.priority });
       if (res.status < 200 || res.status >= 300) throw errorFromResponse(res);
-      // Decoding waits its turn (decodeTurns): every answer that has already arrived is first taken
-      // off its socket and its slot given to the next request. Decoded at once, in the same turn,
-      // an answer would keep the answers that arrived beside it (32 answers to requests sent
-      // together arrive together) waiting on the wire while it is parsed, checked and handed on
-      // (docs/performance.md, eleventh round).
-      await decodeTurn();
+      // Decoding waits for the check phase (afterArrivals): every answer that has already arrived
+      // is first taken off its socket and its slot given to the next request. Decoded at once, in
+      // the same turn, an answer would keep the answers that arrived beside it (32 answers to
+      // requests sent together arrive together) waiting on the wire while it is parsed, checked and
+      // handed on (docs/performance.md, eleventh round).
+      await afterArrivals();
       return decode(res);
     } catch (err) {
       throw scrubError(err, key);
@@ -122,25 +121,13 @@ export function createHttpClient(opts: HttpClientOptions): ServiceClient {
 }
 
 /**
- * Lets answers be decoded one per turn of the event loop, in the order they arrived: each waits
- * for the loop's check phase, after the poll phase has taken every answer already on its socket
- * off the wire, and the sockets are polled again between one decode and the next.
+ * Lets answers be decoded in the event loop's check phase: after the poll phase has taken every
+ * answer already on its socket off the wire (and handed each one's slot to the next request). An
+ * answer waits for the check phase right after the poll phase that read it, so no more answers wait
+ * undecoded than were in flight. (Decoding one per turn, with the sockets polled between, measured
+ * the same within the spread, and would let answers pile up undecoded whenever they arrive faster
+ * than they are decoded: slots are freed on arrival.)
  */
-function decodeTurns(): () => Promise<void> {
-  const waiting: Array<() => void> = [];
-  let scheduled = false;
-  const runOne = (): void => {
-    const next = waiting.shift();
-    if (waiting.length > 0) setImmediate(runOne);
-    else scheduled = false;
-    next?.();
-  };
-  return () =>
-    new Promise<void>((resolve) => {
-      waiting.push(resolve);
-      if (!scheduled) {
-        scheduled = true;
-        setImmediate(runOne);
-      }
-    });
+function afterArrivals(): Promise<void> {
+  return new Promise((resolve) => setImmediate(resolve));
 }
