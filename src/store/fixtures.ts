@@ -71,3 +71,17 @@ export function makeTempDir(prefix = 'wbsync-store-'): { dir: string; cleanup: (
   const dir = fs.mkdtempSync(path.join(os.tmpdir(), prefix));
   return { dir, cleanup: () => fs.rmSync(dir, { recursive: true, force: true }) };
 }
+
+/** The nice value of each thread of this process, by thread id (field 19 of /proc/self/task/<tid>/stat; Linux). */
+export function threadNices(): Map<number, number> {
+  const out = new Map<number, number>();
+  for (const tid of fs.readdirSync('/proc/self/task')) {
+    try {
+      const stat = fs.readFileSync(`/proc/self/task/${tid}/stat`, 'utf8');
+      out.set(Number(tid), Number(stat.slice(stat.lastIndexOf(')') + 2).split(' ')[16]));
+    } catch {
+      // the thread ended meanwhile
+    }
+  }
+  return out;
+}

@@ -1,21 +1,7 @@
-import { readdirSync, readFileSync } from 'node:fs';
 import { Worker } from 'node:worker_threads';
 import { describe, expect, it } from 'vitest';
+import { threadNices } from '../fixtures.js';
 import { threadScript } from '../thread-script.js';
-
-/** The nice value of each thread of this process (field 19 of /proc/self/task/<tid>/stat). */
-function threadNices(): Map<number, number> {
-  const out = new Map<number, number>();
-  for (const tid of readdirSync('/proc/self/task')) {
-    try {
-      const stat = readFileSync(`/proc/self/task/${tid}/stat`, 'utf8');
-      out.set(Number(tid), Number(stat.slice(stat.lastIndexOf(')') + 2).split(' ')[16]));
-    } catch {
-      // the thread ended meanwhile
-    }
-  }
-  return out;
-}
 
 describe.runIf(process.platform === 'linux')('lowerThisThread', () => {
   it('lowers the calling thread only, by the steps asked, at most to 19', async () => {

@@ -1,8 +1,8 @@
-import { readFileSync, readdirSync } from 'node:fs';
 import path from 'node:path';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import type { BoardRecord } from '../../domain/entities.js';
-import { makeModule, makeRecord, makeTempDir, makeWorkspace } from '../fixtures.js';
+import { makeModule, makeRecord, makeTempDir, makeWorkspace, threadNices } from '../fixtures.js';
+import { WRITER_NICE_STEPS } from './thread-priority.js';
 import { openStore } from '../open.js';
 import type { Store } from '../port.js';
 
@@ -36,24 +36,13 @@ describe('the writer thread (file databases)', () => {
   });
 
   it.runIf(process.platform === 'linux')('runs 10 nice steps below the event loop (thread-priority.ts), the other threads untouched', async () => {
-    const nices = (): Map<string, number> =>
-      new Map(
-        readdirSync('/proc/self/task').flatMap((tid) => {
-          try {
-            const stat = readFileSync(`/proc/self/task/${tid}/stat`, 'utf8');
-            return [[tid, Number(stat.slice(stat.lastIndexOf(')') + 2).split(' ')[16])] as [string, number]];
-          } catch {
-            return [];
-          }
-        }),
-      );
-    const before = nices();
-    const base = before.get(String(process.pid))!;
+    const before = threadNices();
+    const base = before.get(process.pid)!;
     const snap = store.beginSnapshot('full');
     await store.apply(snap, { upserts: { workspaces: [makeWorkspace('w1')] } });
-    const lowered = [...nices()].filter(([tid, nice]) => !before.has(tid) && nice === Math.min(19, base + 10));
+    const lowered = [...threadNices()].filter(([tid, nice]) => !before.has(tid) && nice === Math.min(19, base + WRITER_NICE_STEPS));
     expect(lowered).toHaveLength(1);
-    for (const [tid, nice] of nices()) if (before.has(tid)) expect(nice, `thread ${tid}`).toBe(before.get(tid));
+    for (const [tid, nice] of threadNices()) if (before.has(tid)) expect(nice, `thread ${tid}`).toBe(before.get(tid));
   });
 
   it('keeps verify right about the search index after the writer changed it', async () => {
