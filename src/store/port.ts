@@ -119,8 +119,9 @@ export interface WriteBatch {
   /** Build the indexes this snapshot's first fill left out (store/write/bulk-fill.ts) in this
    * batch's transaction: sent by a pass after its last batch, so the build runs where the batches
    * are written (the writer thread), not on the event loop; finishSnapshot builds whatever is left.
-   * A list builds only the tables of those kinds: a full pass's feed sends ['activity'] with its last
-   * batch, so the feed's indexes are built while the module crawl still runs, not on the pass's tail. */
+   * A list builds only the tables of those kinds: a full pass's feed sends ['activity', 'cell'] with
+   * its last batch, so those indexes are built while the module crawl still runs, not on the pass's
+   * tail (the cells written after it pay their indexes as they are inserted). */
   indexesBack?: true | ReadonlyArray<'activity' | 'cell'>;
 }
 

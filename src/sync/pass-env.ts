@@ -30,8 +30,9 @@ export interface PassEnv {
   signal?: AbortSignal;
   /** Record a workspace losing everything at once as gone (wbsync sync --accept-loss); else held. */
   acceptLoss?: boolean;
-  /** The pass's last workspace: a whole-feed read's last batch has the activity table's deferred
-   * indexes built (a first fill), while the module crawl still runs — no later feed writes to it. */
+  /** The pass's last workspace: a whole-feed read's last batch has the activity and cell tables'
+   * deferred indexes built (a first fill), while the module crawl still runs — no later feed row
+   * is written, and later cells are inserted with their indexes in place. */
   feedIndexesBack?: boolean;
 }
 

@@ -20,6 +20,9 @@ const EPOCH = '1970-01-01T00:00:00.000Z';
 /** Activity rows per write batch of a full feed read (one transaction each). */
 const FEED_BATCH_ROWS = 2500;
 
+/** The tables whose deferred indexes (a first fill) the feed's last batch builds back. */
+export const FEED_INDEXES_BACK = ['activity', 'cell'] as const;
+
 /**
  * Reads the whole feed into the store without holding up the caller: `headRead` settles once the
  * first page is in (or the read failed), `done` when every row is written. At most one batch is
@@ -32,10 +35,13 @@ function readFeedInBackground(env: PassEnv, workspaceId: string, trace: RecordTr
     await writing; // one batch in the writer at a time; surfaces its failure here
     const batch = buffer;
     buffer = [];
-    // the feed's last batch builds the activity table's deferred indexes (a first fill) at once
+    // The feed's last batch builds a first fill's deferred indexes, the cells' with the feed's: the
+    // feed goes ahead of the crawl, so this lands while modules are still read and the writer has
+    // room, not on the pass's tail; the cells of the modules still to come are inserted with their
+    // indexes in place (issue 37, twelfth round)
     const indexesBack = last && env.feedIndexesBack;
     if (batch.length === 0 && !indexesBack) return;
-    writing = env.apply({ ...(batch.length ? { upserts: { activity: batch } } : {}), ...(indexesBack ? { indexesBack: ['activity'] as const } : {}) });
+    writing = env.apply({ ...(batch.length ? { upserts: { activity: batch } } : {}), ...(indexesBack ? { indexesBack: FEED_INDEXES_BACK } : {}) });
     writing.catch(() => undefined); // awaited by the next flush
   };
   // read before this pass writes a row: a feed this backup never stored (a first fill, whose
