@@ -2,7 +2,7 @@
 // Input: a JSON argument; output: one JSON line on stdout.
 
 import { monitorEventLoopDelay } from 'node:perf_hooks';
-import { keepHeapNearLiveData } from '../config/heap-policy.js';
+import { applyRuntimePolicy } from '../config/heap-policy.js';
 import { createHttpClient } from '../api/http-client.js';
 import { createLogger } from '../config/logger.js';
 import { openStore } from '../store/index.js';
@@ -42,8 +42,8 @@ export interface WorkerInput {
   offsite?: { endpoint: string; bucket: string; recipient: string };
 }
 
-// measured as the CLI runs: with its heap policy
-keepHeapNearLiveData();
+// measured as the CLI runs: with its heap policy and its threads' priorities
+applyRuntimePolicy();
 // one JSON document on stdin (it holds the service's key: never on the command line)
 const input = JSON.parse(readFileSync(0, 'utf8') || '{}') as WorkerInput;
 const loop = monitorEventLoopDelay({ resolution: 5 });

@@ -6,10 +6,10 @@
 // line is a comment. `#!/usr/bin/env -S node …` would say it in one line, but BusyBox's env
 // (Alpine) and the BSDs' have no -S.
 
-import { keepHeapNearLiveData } from '../config/heap-policy.js';
+import { applyRuntimePolicy } from '../config/heap-policy.js';
 import { runCli } from './run.js';
 
-keepHeapNearLiveData();
+applyRuntimePolicy();
 
 const controller = new AbortController();
 let signals = 0;

@@ -38,7 +38,7 @@ function reachable(entry: string): Map<string, string[]> {
 function allowedAtStart(name: string): boolean {
   if (name.startsWith('node:') || name === 'commander') return true;
   if (name.startsWith('domain/')) return true;
-  if (name === 'config/heap-policy.ts' || name === 'config/scrub-secrets.ts') return true;
+  if (name === 'config/heap-policy.ts' || name === 'config/thread-priority.ts' || name === 'config/scrub-secrets.ts') return true;
   return name.startsWith('cli/') && !name.startsWith('cli/actions/') && !name.startsWith('cli/open');
 }
 

@@ -5,11 +5,22 @@
 // of a pass) for a peak set by what it holds, the largest module. Set once, before any work.
 // The flag only changes when V8 decides to collect; it cannot make an allocation fail.
 import v8 from 'node:v8';
+import { BACKGROUND_NICE_STEPS, lowerOtherThreads } from './thread-priority.js';
 
 export const HEAP_GROWING_PERCENT = 15;
 
-export function keepHeapNearLiveData(): void {
+function keepHeapNearLiveData(): void {
   v8.setFlagsFromString(`--heap-growing-percent=${HEAP_GROWING_PERCENT}`);
+}
+
+/**
+ * What every wbsync process does first, on its event loop's thread, before any work: the heap
+ * policy above, and the threads it started with (V8's background thread, libuv's pool) put
+ * BACKGROUND_NICE_STEPS below it (config/thread-priority.ts).
+ */
+export function applyRuntimePolicy(): void {
+  keepHeapNearLiveData();
+  lowerOtherThreads(BACKGROUND_NICE_STEPS);
 }
 
 /**

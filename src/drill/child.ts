@@ -2,7 +2,7 @@
 // event loop and its copy of the database never weigh on the daemon's passes. Input: one JSON
 // argument (no secrets: the bundled emulator only); output: one JSON line on stdout.
 
-import { keepHeapNearLiveData } from '../config/heap-policy.js';
+import { applyRuntimePolicy } from '../config/heap-policy.js';
 import { createLogger } from '../config/logger.js';
 import { isWbsyncError } from '../domain/errors.js';
 import { runDrill, type DrillOptions, type DrillReport } from './drill.js';
@@ -11,8 +11,9 @@ export type ChildInput = Pick<DrillOptions, 'db' | 'snapshotId' | 'workspaceIds'
 
 export type ChildOutput = { ok: true; report: DrillReport; maxRssKb: number } | { ok: false; code: string; message: string; hint?: string; maxRssKb: number };
 
-// memory follows what the drill holds, not garbage not yet collected (as the CLI does)
-keepHeapNearLiveData();
+// memory follows what the drill holds, not garbage not yet collected; V8's and libuv's threads
+// below the event loop's (as the CLI does)
+applyRuntimePolicy();
 
 async function main(): Promise<void> {
   const input = JSON.parse(process.argv[2] ?? '{}') as ChildInput;

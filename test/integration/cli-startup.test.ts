@@ -10,6 +10,7 @@ import { join } from 'node:path';
 import { pathToFileURL } from 'node:url';
 import { afterAll, describe, expect, it } from 'vitest';
 import { NODE_FLAGS } from '../../src/config/heap-policy.js';
+import { BACKGROUND_NICE_STEPS } from '../../src/config/thread-priority.js';
 
 const MAIN = join(import.meta.dirname, '../../dist/cli/main.js');
 const dirs: string[] = [];
@@ -51,15 +52,32 @@ describe('the CLI at start', () => {
     const dir = tempDir();
     const out = join(dir, 'seen.json');
     const probe = join(dir, 'probe.mjs');
-    writeFileSync(probe, `import { writeFileSync } from 'node:fs';\nwriteFileSync(${JSON.stringify(out)}, JSON.stringify({ pid: process.pid, execArgv: process.execArgv, argv: process.argv.slice(2) }));\n`);
+    // before the CLI's own code runs, and at its exit: each thread's nice value (Linux)
+    writeFileSync(
+      probe,
+      [
+        "import { existsSync, readdirSync, readFileSync, writeFileSync } from 'node:fs';",
+        "const nices = () => existsSync('/proc/self/task') ? Object.fromEntries(readdirSync('/proc/self/task').map((t) => { const st = readFileSync(`/proc/self/task/${t}/stat`, 'utf8'); return [t, Number(st.slice(st.lastIndexOf(')') + 2).split(' ')[16])]; })) : {};",
+        'const before = nices();',
+        `process.on('exit', () => writeFileSync(${JSON.stringify(out)}, JSON.stringify({ pid: process.pid, execArgv: process.execArgv, argv: process.argv.slice(2), before, after: nices() })));`,
+      ].join('\n'),
+    );
     const hostile = ['--version', 'a b', '"$(id)"', "c'd", ''];
     const r = spawnSync(MAIN, hostile, { cwd: dir, env: { PATH: process.env.PATH, HOME: dir, NODE_OPTIONS: `--import=${pathToFileURL(probe).href}` }, encoding: 'utf8' });
     expect(r.status, r.stderr).toBe(0);
     expect(r.stderr).toBe('');
-    const seen = JSON.parse(readFileSync(out, 'utf8')) as { pid: number; execArgv: string[]; argv: string[] };
+    const seen = JSON.parse(readFileSync(out, 'utf8')) as { pid: number; execArgv: string[]; argv: string[]; before: Record<string, number>; after: Record<string, number> };
     expect(seen.pid).toBe(r.pid);
     expect(seen.execArgv).toEqual([...NODE_FLAGS]);
     expect(seen.argv).toEqual(hostile);
+    if (process.platform === 'linux') {
+      // applyRuntimePolicy: the event loop's thread as it was, the threads node started with (V8's, libuv's) below it
+      const base = seen.before[String(seen.pid)]!;
+      expect(seen.after[String(seen.pid)]).toBe(base);
+      const others = Object.keys(seen.before).filter((t) => t !== String(seen.pid) && t in seen.after);
+      expect(others.length).toBeGreaterThan(0);
+      for (const t of others) expect(seen.after[t], `thread ${t}`).toBe(Math.min(19, seen.before[t]! + BACKGROUND_NICE_STEPS));
+    }
   });
 
   it('--version and a command\'s --help load no command action and no library but commander', () => {
@@ -70,7 +88,7 @@ describe('the CLI at start', () => {
       expect(modules.some((u) => distOf(u) === 'cli/registry.js'), argv.join(' ')).toBe(true);
       expect([...new Set(modules.map(packageOf).filter(Boolean))], argv.join(' ')).toEqual(['commander']);
       const dist = modules.map(distOf).filter((f): f is string => f !== null);
-      expect(dist.filter((f) => !/^(cli\/(?!actions\/|open)|domain\/|config\/(heap-policy|scrub-secrets)\.js)/.test(f)), argv.join(' ')).toEqual([]);
+      expect(dist.filter((f) => !/^(cli\/(?!actions\/|open)|domain\/|config\/(heap-policy|thread-priority|scrub-secrets)\.js)/.test(f)), argv.join(' ')).toEqual([]);
     }
   });
 

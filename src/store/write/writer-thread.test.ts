@@ -1,9 +1,11 @@
 import path from 'node:path';
+import { Worker } from 'node:worker_threads';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import type { BoardRecord } from '../../domain/entities.js';
 import { makeModule, makeRecord, makeTempDir, makeWorkspace, threadNices } from '../fixtures.js';
-import { WRITER_NICE_STEPS } from './thread-priority.js';
+import { WRITER_NICE_STEPS } from '../../config/thread-priority.js';
 import { openStore } from '../open.js';
+import { WRITER_YOUNG_GENERATION_MB, writerWorkerOptions } from './writer-thread.js';
 import type { Store } from '../port.js';
 
 const records = (n: number, name: (i: number) => string): BoardRecord[] =>
@@ -43,6 +45,23 @@ describe('the writer thread (file databases)', () => {
     const lowered = [...threadNices()].filter(([tid, nice]) => !before.has(tid) && nice === Math.min(19, base + WRITER_NICE_STEPS));
     expect(lowered).toHaveLength(1);
     for (const [tid, nice] of threadNices()) if (before.has(tid)) expect(nice, `thread ${tid}`).toBe(before.get(tid));
+  });
+
+  it('starts its thread with a young generation of WRITER_YOUNG_GENERATION_MB and no inherited flags', async () => {
+    // what node hands a thread started with the writer's options, seen from inside it
+    const code = "const wt = require('node:worker_threads'); wt.parentPort.postMessage({ limits: wt.resourceLimits, execArgv: process.execArgv, data: wt.workerData });";
+    const w = new Worker(code, { ...writerWorkerOptions({ probe: 1 }, []), eval: true });
+    try {
+      const seen = await new Promise<{ limits: { maxYoungGenerationSizeMb: number }; execArgv: string[]; data: unknown }>((resolve, reject) => {
+        w.once('message', resolve);
+        w.once('error', reject);
+      });
+      expect(seen.limits.maxYoungGenerationSizeMb).toBe(WRITER_YOUNG_GENERATION_MB);
+      expect(seen.execArgv).toEqual([]);
+      expect(seen.data).toEqual({ probe: 1 });
+    } finally {
+      await w.terminate();
+    }
   });
 
   it('keeps verify right about the search index after the writer changed it', async () => {

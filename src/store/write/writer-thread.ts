@@ -2,7 +2,7 @@
 // "__proto__" key an own key) to a worker that owns a second connection to the same file, hashes
 // and writes the batch in one transaction, and answers with the result or the error's fields.
 // The worker is unref'd while idle, so it never keeps a finished process alive.
-import { MessageChannel, Worker, receiveMessageOnPort, type MessagePort } from 'node:worker_threads';
+import { MessageChannel, Worker, receiveMessageOnPort, type MessagePort, type Transferable, type WorkerOptions } from 'node:worker_threads';
 import { WbsyncError, type ErrorCode } from '../../domain/errors.js';
 import { threadScript } from '../thread-script.js';
 import { yieldEventLoop } from './apply-batch.js';
@@ -37,6 +37,20 @@ export type WriterReply = { id: number; result: ApplyResult } | { id: number; er
 
 /** Entities (or listings) per message. */
 const PART_SIZE = 200;
+
+/**
+ * The writer thread's young generation, in MB (V8's default is about 48 on 64-bit hosts). What it
+ * allocates is short-lived (each row's text and hash, the batch it is writing), so a small one is
+ * scavenged as cheaply; it keeps the thread's heap small. Measured (twelfth round): the full pass's
+ * peak RSS 212–224 MB against 232–246 at the default, its wall time no longer.
+ */
+export const WRITER_YOUNG_GENERATION_MB = 8;
+
+/** The writer thread's options: its data, no inherited execArgv, its young generation. */
+export function writerWorkerOptions(workerData: unknown, transferList: Transferable[]): WorkerOptions {
+  // no inherited execArgv: the writer needs no flags, and some (e.g. --input-type) break a worker
+  return { workerData, transferList, execArgv: [], resourceLimits: { maxYoungGenerationSizeMb: WRITER_YOUNG_GENERATION_MB } };
+}
 
 /** How long close() waits for a batch in progress to finish before abandoning the thread. */
 const CLOSE_WAIT_MS = 30_000;
@@ -86,8 +100,7 @@ export class ThreadBatchWriter implements BatchWriter {
   private start(): Worker {
     const { port1, port2 } = new MessageChannel();
     const init: WriterInit = { path: this.path, replies: port2, closed: this.closedFlag.buffer as SharedArrayBuffer };
-    // no inherited execArgv: the writer needs no flags, and some (e.g. --input-type) break a worker
-    const w = new Worker(workerScript(), { workerData: init, transferList: [port2], execArgv: [] });
+    const w = new Worker(workerScript(), writerWorkerOptions(init, [port2]));
     port1.on('message', (m: WriterReply) => this.settle(m));
     port1.unref();
     const stopped = (why: string): void => {

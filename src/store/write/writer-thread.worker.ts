@@ -10,7 +10,7 @@ import { BUSY_TIMEOUT_MS, applyPragmas } from '../pragmas.js';
 import { Snapshots } from './snapshots.js';
 import { toStorageError } from '../storage-error.js';
 import { VersionedWriter } from './versioned-writer.js';
-import { WRITER_NICE_STEPS, lowerThisThread } from './thread-priority.js';
+import { WRITER_NICE_STEPS, lowerThisThread } from '../../config/thread-priority.js';
 import type { WriteBatch } from '../port.js';
 import { toErrorFields, type WriterInit, type WriterReply, type WriterRequest } from './writer-thread.js';
 
