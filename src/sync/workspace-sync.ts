@@ -21,7 +21,7 @@ const EPOCH = '1970-01-01T00:00:00.000Z';
 const FEED_BATCH_ROWS = 2500;
 
 /** The tables whose deferred indexes (a first fill) the feed's last batch builds back. */
-export const FEED_INDEXES_BACK = ['activity', 'cell'] as const;
+const FEED_INDEXES_BACK = ['activity', 'cell'] as const;
 
 /**
  * Reads the whole feed into the store without holding up the caller: `headRead` settles once the

@@ -39,7 +39,7 @@ export type WriterReply = { id: number; result: ApplyResult } | { id: number; er
 const PART_SIZE = 200;
 
 /**
- * The writer thread's young generation, in MB (V8's default is about 48 on 64-bit hosts). What it
+ * The writer thread's young generation, in MB (Node's default for a thread is 48). What it
  * allocates is short-lived (each row's text and hash, the batch it is writing), so a small one is
  * scavenged as cheaply; it keeps the thread's heap small. Measured (twelfth round): the full pass's
  * peak RSS 212–224 MB against 232–246 at the default, its wall time no longer.
