@@ -1,7 +1,7 @@
 import { spawnSync } from 'node:child_process';
 import { Worker } from 'node:worker_threads';
 import { describe, expect, it } from 'vitest';
-import { threadNices } from '../store/fixtures.js';
+import { THREAD_NICES_SOURCE, threadNices } from '../store/fixtures.js';
 import { threadScript } from '../store/thread-script.js';
 
 describe.runIf(process.platform === 'linux')('thread priorities', () => {
@@ -41,9 +41,9 @@ describe.runIf(process.platform === 'linux')('thread priorities', () => {
     // in a process of its own: nice values cannot be raised back without privileges
     const module = threadScript('thread-priority.js', import.meta.url, 'thread-priority').href;
     const code = `
-      import { readdirSync, readFileSync } from 'node:fs';
+      import fs from 'node:fs';
       const { lowerOtherThreads } = await import(${JSON.stringify(module)});
-      const nices = () => Object.fromEntries(readdirSync('/proc/self/task').map((t) => { const st = readFileSync('/proc/self/task/' + t + '/stat', 'utf8'); return [t, Number(st.slice(st.lastIndexOf(')') + 2).split(' ')[16])]; }));
+      const nices = () => (${THREAD_NICES_SOURCE})(fs);
       const before = nices();
       const lowered = lowerOtherThreads(4);
       const between = nices();

@@ -72,16 +72,28 @@ export function makeTempDir(prefix = 'wbsync-store-'): { dir: string; cleanup: (
   return { dir, cleanup: () => fs.rmSync(dir, { recursive: true, force: true }) };
 }
 
-/** The nice value of each thread of this process, by thread id (field 19 of /proc/self/task/<tid>/stat; Linux). */
-export function threadNices(): Map<number, number> {
-  const out = new Map<number, number>();
+/**
+ * The source of a function `(fs) => { [tid]: nice }`: the nice value of each thread of the process
+ * it runs in (field 19 of /proc/self/task/<tid>/stat; Linux; {} without /proc). A source, so a
+ * child process a test starts reads its threads the same way (threadNices reads this one's).
+ */
+export const THREAD_NICES_SOURCE = `(fs) => {
+  const out = {};
+  if (!fs.existsSync('/proc/self/task')) return out;
   for (const tid of fs.readdirSync('/proc/self/task')) {
     try {
-      const stat = fs.readFileSync(`/proc/self/task/${tid}/stat`, 'utf8');
-      out.set(Number(tid), Number(stat.slice(stat.lastIndexOf(')') + 2).split(' ')[16]));
+      const stat = fs.readFileSync('/proc/self/task/' + tid + '/stat', 'utf8');
+      out[tid] = Number(stat.slice(stat.lastIndexOf(')') + 2).split(' ')[16]);
     } catch {
       // the thread ended meanwhile
     }
   }
   return out;
+}`;
+
+const readNices = new Function(`return ${THREAD_NICES_SOURCE}`)() as (f: typeof fs) => Record<string, number>;
+
+/** The nice value of each thread of this process, by thread id (THREAD_NICES_SOURCE). */
+export function threadNices(): Map<number, number> {
+  return new Map(Object.entries(readNices(fs)).map(([tid, nice]) => [Number(tid), nice]));
 }

@@ -11,6 +11,7 @@ import { pathToFileURL } from 'node:url';
 import { afterAll, describe, expect, it } from 'vitest';
 import { NODE_FLAGS } from '../../src/config/heap-policy.js';
 import { BACKGROUND_NICE_STEPS } from '../../src/config/thread-priority.js';
+import { THREAD_NICES_SOURCE } from '../../src/store/fixtures.js';
 
 const MAIN = join(import.meta.dirname, '../../dist/cli/main.js');
 const dirs: string[] = [];
@@ -56,8 +57,8 @@ describe('the CLI at start', () => {
     writeFileSync(
       probe,
       [
-        "import { existsSync, readdirSync, readFileSync, writeFileSync } from 'node:fs';",
-        "const nices = () => existsSync('/proc/self/task') ? Object.fromEntries(readdirSync('/proc/self/task').map((t) => { const st = readFileSync(`/proc/self/task/${t}/stat`, 'utf8'); return [t, Number(st.slice(st.lastIndexOf(')') + 2).split(' ')[16])]; })) : {};",
+        "import fs, { writeFileSync } from 'node:fs';",
+        `const nices = () => (${THREAD_NICES_SOURCE})(fs);`,
         'const before = nices();',
         `process.on('exit', () => writeFileSync(${JSON.stringify(out)}, JSON.stringify({ pid: process.pid, execArgv: process.execArgv, argv: process.argv.slice(2), before, after: nices() })));`,
       ].join('\n'),
